@@ -1,0 +1,143 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The snapshot of a cloud that the capacity engine reads.
+
+Both sources (Placement and the legacy os-hypervisors one) produce the same
+snapshot, so the engine does not know where the numbers came from: a host is
+a tree of resource providers with Placement-style inventories and usages,
+plus the Nova-side facts Placement does not hold (service state, aggregate
+metadata, GPU host aggregates).
+"""
+
+import dataclasses
+import datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class Inventory:
+    """One resource class of one provider, as Placement reports it."""
+
+    total: int
+    reserved: int = 0
+    min_unit: int = 1
+    max_unit: int = 0  # 0 means "total"
+    step_size: int = 1
+    allocation_ratio: float = 1.0
+
+    @property
+    def capacity(self):
+        # Placement's own formula: the ratio applies after the reservation.
+        return int((self.total - self.reserved) * self.allocation_ratio)
+
+    @property
+    def largest_unit(self):
+        return self.max_unit or self.total
+
+    def accepts(self, amount):
+        """Whether one allocation of this amount is allowed at all."""
+        return (self.min_unit <= amount <= self.largest_unit
+                and amount % self.step_size == 0)
+
+
+@dataclasses.dataclass
+class Provider:
+    """A resource provider: a compute node or one of its children."""
+
+    uuid: str
+    name: str
+    parent_uuid: str | None = None
+    inventories: dict = dataclasses.field(default_factory=dict)  # rc -> Inventory
+    usages: dict = dataclasses.field(default_factory=dict)  # rc -> int
+    traits: frozenset = frozenset()
+    generation: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Aggregate:
+    """A Nova host aggregate (only what capacity needs of it)."""
+
+    name: str
+    metadata: dict
+    uuid: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuPool:
+    """GPUs a host has according to GPU host aggregate metadata.
+
+    Clouds that do not report PCI devices to Placement describe their GPU
+    hosts with aggregates (gpu=True, gpu_count, gpu_type); usage is then the
+    sum of the GPUs requested by the flavors of the servers on the host.
+    """
+
+    gpu_type: str
+    count: int
+    used: int = 0
+
+    @property
+    def free(self):
+        return max(0, self.count - self.used)
+
+
+@dataclasses.dataclass
+class Host:
+    """A compute host as the Nova scheduler sees it."""
+
+    name: str  # the compute service host, as aggregates list it
+    node: str  # the hypervisor node name (often an FQDN)
+    enabled: bool = True
+    up: bool = True
+    availability_zone: str | None = None
+    aggregates: list = dataclasses.field(default_factory=list)
+    providers: list = dataclasses.field(default_factory=list)  # root first
+    gpu_pools: list = dataclasses.field(default_factory=list)
+
+    @property
+    def root(self):
+        return self.providers[0] if self.providers else None
+
+    @property
+    def traits(self):
+        return self.root.traits if self.root else frozenset()
+
+
+@dataclasses.dataclass
+class Flavor:
+    """A Nova flavor with its extra specs."""
+
+    id: str
+    name: str
+    vcpus: int
+    ram: int
+    disk: int
+    ephemeral: int = 0
+    swap: int = 0
+    is_public: bool = True
+    disabled: bool = False
+    extra_specs: dict = dataclasses.field(default_factory=dict)
+    description: str | None = None
+
+
+@dataclasses.dataclass
+class Snapshot:
+    """Everything one refresh read from the cloud."""
+
+    source: str
+    flavors: list
+    hosts: list
+    collected_at: datetime.datetime = dataclasses.field(
+        default_factory=lambda: datetime.datetime.now(datetime.timezone.utc))
+    # Data the collector skipped, one human-readable line each.
+    problems: list = dataclasses.field(default_factory=list)
+    api_calls: int = 0

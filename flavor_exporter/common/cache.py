@@ -1,0 +1,115 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Cache backends: memcached for deployments, process memory for one process.
+
+Both store bytes only (never pickles) and raise CacheError on failure, so
+callers decide what a cache outage means for them.
+"""
+
+import threading
+import time
+
+from pymemcache.client import hash as memcache_hash
+from pymemcache import exceptions as memcache_exc
+
+
+class CacheError(Exception):
+    """The cache could not be read or written."""
+
+
+def _server_address(server):
+    host, sep, port = server.strip().rpartition(':')
+    if not sep or not port.isdigit():
+        raise ValueError('memcached server %r is not host:port' % server)
+    return host.strip('[]'), int(port)
+
+
+class MemcachedBackend:
+    """memcached through pymemcache's pooled, thread-safe HashClient."""
+
+    def __init__(self, servers, socket_timeout=1.0, pool_maxsize=16,
+                 dead_retry=5):
+        self._client = memcache_hash.HashClient(
+            [_server_address(s) for s in servers],
+            use_pooling=True,
+            max_pool_size=pool_maxsize,
+            connect_timeout=socket_timeout,
+            timeout=socket_timeout,
+            retry_attempts=1,
+            dead_timeout=dead_retry,
+            ignore_exc=False,
+            default_noreply=False)
+
+    def get(self, key):
+        try:
+            return self._client.get(key)
+        except (memcache_exc.MemcacheError, OSError) as exc:
+            raise CacheError('memcached get %s: %s' % (key, exc)) from exc
+
+    def set_many(self, values, ttl):
+        try:
+            failed = self._client.set_many(values, expire=ttl,
+                                           noreply=False)
+        except (memcache_exc.MemcacheError, OSError) as exc:
+            raise CacheError('memcached set: %s' % exc) from exc
+        if failed:
+            raise CacheError('memcached refused %d of %d keys (too large? '
+                             'raise memcached -I): %s'
+                             % (len(failed), len(values),
+                                ', '.join(sorted(failed)[:3])))
+
+    def close(self):
+        self._client.quit()
+
+
+class MemoryBackend:
+    """A dict with expiry, for flavor-exporter-all and tests."""
+
+    def __init__(self):
+        self._items = {}
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                return None
+            value, expires = item
+            if expires and expires < time.monotonic():
+                del self._items[key]
+                return None
+            return value
+
+    def set_many(self, values, ttl):
+        expires = time.monotonic() + ttl if ttl else 0
+        with self._lock:
+            for key, value in values.items():
+                self._items[key] = (value, expires)
+
+    def close(self):
+        pass
+
+
+# One per process: the API and the worker of flavor-exporter-all share it.
+_MEMORY = MemoryBackend()
+
+
+def backend_from_conf(conf):
+    options = conf.cache
+    if options.backend == 'memory':
+        return _MEMORY
+    return MemcachedBackend(options.memcache_servers,
+                            socket_timeout=options.socket_timeout,
+                            pool_maxsize=options.pool_maxsize,
+                            dead_retry=options.dead_retry)

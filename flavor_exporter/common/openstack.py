@@ -1,0 +1,156 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The worker's only door to the cloud.
+
+Every call goes through CloudClient so that it is counted, paginated the
+same way, bounded in concurrency and turned into one exception type with a
+message an operator can act on.
+"""
+
+import collections
+import concurrent.futures
+import threading
+import urllib.parse
+
+from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import loading as ks_loading
+import openstack
+from oslo_log import log
+
+from flavor_exporter.conf import openstack as openstack_conf
+
+LOG = log.getLogger(__name__)
+
+
+class CloudError(Exception):
+    """A call to the cloud failed; the refresh that made it is abandoned."""
+
+
+def connect(conf):
+    """An openstacksdk Connection from [openstack], or clouds.yaml/OS_*."""
+    group = openstack_conf.GROUP
+    options = getattr(conf, group)
+    if options.auth_type:
+        auth = ks_loading.load_auth_from_conf_options(conf, group)
+        session = ks_loading.load_session_from_conf_options(
+            conf, group, auth=auth)
+        return openstack.connection.Connection(
+            session=session,
+            region_name=options.region_name,
+            interface=options.interface,
+            app_name='flavor-exporter')
+    kwargs = {'api_timeout': options.api_timeout,
+              'interface': options.interface}
+    if options.region_name:
+        kwargs['region_name'] = options.region_name
+    return openstack.connect(cloud=options.cloud,
+                             app_name='flavor-exporter', **kwargs)
+
+
+def _next_marker(body, key):
+    """Marker of the next page from Nova's "<key>_links", or None."""
+    for link in body.get(key + '_links') or ():
+        if link.get('rel') == 'next':
+            query = urllib.parse.urlparse(link['href']).query
+            markers = urllib.parse.parse_qs(query).get('marker')
+            if markers:
+                return markers[0]
+    return None
+
+
+class CloudClient:
+    """Counted, paginated, concurrency-bounded GETs against one cloud."""
+
+    def __init__(self, connection, max_concurrency=8, page_size=1000):
+        self._connection = connection
+        self._max_concurrency = max_concurrency
+        self._page_size = page_size
+        self._lock = threading.Lock()
+        self.calls = collections.Counter()
+
+    @classmethod
+    def from_conf(cls, conf):
+        return cls(connect(conf),
+                   max_concurrency=conf.openstack.max_concurrency,
+                   page_size=conf.openstack.page_size)
+
+    def has_service(self, service_type):
+        """Whether the catalog (or an endpoint override) has the service."""
+        try:
+            return bool(self._connection.endpoint_for(service_type))
+        except (ks_exc.ClientException, openstack.exceptions.SDKException,
+                LookupError) as exc:
+            LOG.debug('No %s endpoint: %s', service_type, exc)
+            return False
+
+    def reset_counts(self):
+        with self._lock:
+            self.calls = collections.Counter()
+
+    @property
+    def call_count(self):
+        return sum(self.calls.values())
+
+    def get(self, service, path, microversion=None, params=None):
+        """GET one JSON document; CloudError on any failure."""
+        proxy = getattr(self._connection, service)
+        with self._lock:
+            self.calls[service] += 1
+        try:
+            response = proxy.get(path, params=params,
+                                 microversion=microversion, raise_exc=False)
+        except (ks_exc.ClientException,
+                openstack.exceptions.SDKException) as exc:
+            raise CloudError('%s GET %s failed: %s'
+                             % (service, path, exc)) from exc
+        if response.status_code >= 400:
+            raise CloudError('%s GET %s answered %s: %s'
+                             % (service, path, response.status_code,
+                                response.text[:300]))
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise CloudError('%s GET %s answered with invalid JSON: %s'
+                             % (service, path, exc)) from exc
+
+    def get_all(self, service, path, key, microversion=None, params=None):
+        """Every item of a Nova list call, following its pagination."""
+        params = dict(params or {}, limit=self._page_size)
+        items = []
+        while True:
+            body = self.get(service, path, microversion, params)
+            page = body.get(key)
+            if page is None:
+                raise CloudError('%s GET %s: no %r in the answer'
+                                 % (service, path, key))
+            items.extend(page)
+            marker = _next_marker(body, key)
+            if not marker or not page:
+                return items
+            params['marker'] = marker
+
+    def map(self, function, items):
+        """function(item) for each item, at most max_concurrency at once.
+
+        The first exception is raised once all calls have ended, so that a
+        failed refresh leaves no calls running behind it.
+        """
+        items = list(items)
+        if len(items) <= 1 or self._max_concurrency == 1:
+            return [function(item) for item in items]
+        with concurrent.futures.ThreadPoolExecutor(
+                max_workers=min(self._max_concurrency, len(items)),
+                thread_name_prefix='cloud-call') as pool:
+            futures = [pool.submit(function, item) for item in items]
+        return [future.result() for future in futures]

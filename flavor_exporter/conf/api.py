@@ -1,0 +1,64 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+from oslo_config import cfg
+
+api_group = cfg.OptGroup(
+    'api', title='API options',
+    help='Options for the flavor-exporter HTTP API.')
+
+opts = [
+    cfg.HostAddressOpt('host_ip',
+                       default='127.0.0.1',
+                       help='The IP address or hostname the API listens on. '
+                            'Binding to anything but loopback without '
+                            '[DEFAULT] auth_strategy = keystone logs a '
+                            'warning.'),
+    cfg.PortOpt('port', default=8780,
+                help='The TCP port the API listens on.'),
+    cfg.IntOpt('workers', min=1,
+               help='Number of API processes of flavor-exporter-api. '
+                    'Default: twice the number of CPUs, which is what '
+                    'measured best for serving cached documents.'),
+    cfg.IntOpt('threads', default=16, min=1,
+               help='Number of request threads of the single-process '
+                    'server that flavor-exporter-all runs.'),
+    cfg.IntOpt('listen_backlog', default=1024, min=16,
+               help='Listen queue size of the API socket.'),
+    cfg.BoolOpt('compute_on_miss', default=False,
+                help='When the cache holds no data yet, compute it in the '
+                     'API process (one computation at a time, shared by all '
+                     'waiting requests) instead of answering 503. Costs '
+                     'API calls to the cloud from the API process.'),
+    cfg.IntOpt('retry_after', default=30, min=1,
+               help='Seconds put in the Retry-After header of a 503 '
+                    'answered while the cache is cold.'),
+    cfg.IntOpt('stale_after', min=1,
+               help='Data older than this many seconds is marked '
+                    '"stale": true. Default: twice [worker] '
+                    'refresh_interval.'),
+    cfg.FloatOpt('generation_check_interval', default=1.0, min=0.0,
+                 help='How long, in seconds, an API process keeps using '
+                      'the published data generation before asking the '
+                      'cache for a newer one. 0 asks on every request at '
+                      'the price of one more cache round trip.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(api_group)
+    conf.register_opts(opts, group=api_group)
+
+
+def list_opts():
+    return {api_group: opts}

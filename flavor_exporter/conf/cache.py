@@ -1,0 +1,56 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+from oslo_config import cfg
+
+cache_group = cfg.OptGroup(
+    'cache', title='Cache options',
+    help='Where the worker publishes the rendered documents for the API.')
+
+opts = [
+    cfg.StrOpt('backend', default='memcached',
+               choices=[('memcached', 'memcached servers, shared by any '
+                         'number of API and worker processes.'),
+                        ('memory', 'Process memory. Only meaningful for '
+                         'flavor-exporter-all, where API and worker share '
+                         'one process.')],
+               help='Cache backend.'),
+    cfg.ListOpt('memcache_servers', default=['127.0.0.1:11211'],
+                help='memcached servers as host:port. With several '
+                     'servers keys are spread by consistent hashing.'),
+    cfg.StrOpt('key_prefix', default='flavor-exporter',
+               help='Prefix of every cache key, so that several '
+                    'deployments can share memcached servers.'),
+    cfg.IntOpt('expiration_time', default=86400, min=0,
+               help='Seconds a published document lives in the cache. '
+                    'Keep it well above [worker] refresh_interval so that '
+                    'the API serves the last good data (marked stale) '
+                    'when refreshes fail.'),
+    cfg.FloatOpt('socket_timeout', default=1.0, min=0.01,
+                 help='Timeout in seconds of one memcached operation.'),
+    cfg.IntOpt('pool_maxsize', default=16, min=1,
+               help='Maximum connections per memcached server and '
+                    'process.'),
+    cfg.IntOpt('dead_retry', default=5, min=0,
+               help='Seconds before a memcached server that failed is '
+                    'tried again.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(cache_group)
+    conf.register_opts(opts, group=cache_group)
+
+
+def list_opts():
+    return {cache_group: opts}

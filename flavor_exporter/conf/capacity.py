@@ -1,0 +1,65 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+from oslo_config import cfg
+
+capacity_group = cfg.OptGroup(
+    'capacity', title='Capacity options',
+    help='How capacity is computed.')
+
+opts = [
+    cfg.StrOpt('source', default='auto',
+               choices=[('auto', 'placement when the service catalog has a '
+                         'placement endpoint, hypervisors otherwise.'),
+                        ('placement', 'Resource providers, inventories, '
+                         'usages and traits from Placement; works at any '
+                         'compute microversion.'),
+                        ('hypervisors', 'os-hypervisors at compute '
+                         'microversion 2.87 plus GPU host aggregates, as '
+                         'the predecessor service did.')],
+               help='Where host capacity and usage come from.'),
+    cfg.FloatOpt('cpu_allocation_ratio', default=4.0, min=0.0,
+                 help='VCPU allocation ratio of the hypervisors source '
+                      '(Placement reports its own).'),
+    cfg.FloatOpt('ram_allocation_ratio', default=1.0, min=0.0,
+                 help='MEMORY_MB allocation ratio of the hypervisors '
+                      'source.'),
+    cfg.FloatOpt('disk_allocation_ratio', default=1.0, min=0.0,
+                 help='DISK_GB allocation ratio of the hypervisors '
+                      'source.'),
+    cfg.IntOpt('reserved_host_cpus', default=0, min=0,
+               help='Host CPUs reserved for the host, hypervisors source.'),
+    cfg.IntOpt('reserved_host_memory_mb', default=512, min=0,
+               help='Host memory in MB reserved for the host, hypervisors '
+                    'source. Nova counts it in memory_mb_used.'),
+    cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
+               help='Host disk in MB reserved for the host, hypervisors '
+                    'source. Nova counts it in local_gb_used.'),
+    cfg.ListOpt('skip_flavor_patterns', default=['DEPRECATED'],
+                help='Regular expressions; flavors whose name matches any '
+                     'of them are left out of every document.'),
+    cfg.BoolOpt('aggregate_instance_extra_specs', default=True,
+                help='Match flavor extra specs against host aggregate '
+                     'metadata as Nova\'s AggregateInstanceExtraSpecsFilter '
+                     'does. Turn off when that filter is not enabled in '
+                     'the Nova scheduler.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(capacity_group)
+    conf.register_opts(opts, group=capacity_group)
+
+
+def list_opts():
+    return {capacity_group: opts}

@@ -1,0 +1,34 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+from oslo_config import cfg
+
+opts = [
+    cfg.StrOpt('auth_strategy',
+               default='noauth',
+               choices=[('noauth', 'No authentication: anyone who reaches '
+                         'the port can read the capacity data.'),
+                        ('keystone', 'Validate tokens with '
+                         'keystonemiddleware; configure it in the '
+                         '[keystone_authtoken] section.')],
+               help='How API requests are authenticated. "/" and '
+                    '"/healthcheck" stay public either way.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts)
+
+
+def list_opts():
+    return {'DEFAULT': opts}

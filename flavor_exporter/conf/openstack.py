@@ -1,0 +1,68 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""How the worker reaches the cloud.
+
+Credentials are the usual keystoneauth options of this group. When none are
+set ([openstack] auth_type is empty), openstacksdk reads clouds.yaml and the
+OS_* environment variables exactly like the openstack CLI does, so that
+sourcing an openrc file is enough.
+"""
+
+from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg
+
+GROUP = 'openstack'
+
+openstack_group = cfg.OptGroup(
+    GROUP, title='OpenStack access',
+    help='Credentials and limits for the calls the worker makes to Nova '
+         'and Placement.')
+
+opts = [
+    cfg.StrOpt('cloud',
+               help='Name of a clouds.yaml entry to use when no '
+                    'keystoneauth options are set in this group. Empty: '
+                    'OS_CLOUD, or the OS_* variables of an openrc file.'),
+    cfg.StrOpt('region_name',
+               help='Region of the compute and placement endpoints.'),
+    cfg.StrOpt('interface', default='public',
+               choices=['public', 'internal', 'admin'],
+               help='Endpoint interface to take from the catalog.'),
+    cfg.IntOpt('api_timeout', default=60, min=1,
+               help='Timeout in seconds of one API call.'),
+    cfg.IntOpt('max_concurrency', default=8, min=1,
+               help='Largest number of API calls the worker has in flight '
+                    'at once. Keeps a refresh cheap for the cloud.'),
+    cfg.IntOpt('page_size', default=1000, min=1,
+               help='Items asked for per page of every list call.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(openstack_group)
+    conf.register_opts(opts, group=openstack_group)
+    ks_loading.register_session_conf_options(conf, GROUP)
+    ks_loading.register_auth_conf_options(conf, GROUP)
+
+
+def list_opts():
+    return {
+        openstack_group: (
+            opts
+            + ks_loading.get_session_conf_options()
+            + ks_loading.get_auth_common_conf_options()
+            + ks_loading.get_auth_plugin_conf_options('password')
+            + ks_loading.get_auth_plugin_conf_options('v3applicationcredential')
+        ),
+    }

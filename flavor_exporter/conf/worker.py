@@ -1,0 +1,34 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+from oslo_config import cfg
+
+worker_group = cfg.OptGroup(
+    'worker', title='Worker options',
+    help='Options for the worker that reads the cloud and fills the cache.')
+
+opts = [
+    cfg.IntOpt('refresh_interval', default=150, min=10,
+               help='Seconds between two refreshes of the capacity data.'),
+    cfg.IntOpt('initial_delay', default=0, min=0,
+               help='Seconds to wait before the first refresh.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(worker_group)
+    conf.register_opts(opts, group=worker_group)
+
+
+def list_opts():
+    return {worker_group: opts}

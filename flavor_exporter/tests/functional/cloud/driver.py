@@ -1,0 +1,122 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""A fake virt driver whose hardware comes from the scenario.
+
+Nova builds the driver itself (``nova.virt.<compute_driver>``) and gives it
+nothing but the service host name, so the sizes of every host are looked up
+in :data:`HOSTS` when Nova calls ``init_host``. Import this module only in
+the cloud's interpreter: it imports Nova.
+"""
+
+import sys
+
+from oslo_serialization import jsonutils
+
+from nova.virt import fake
+
+#: service host name -> scenario.Host; filled by the cloud before it starts
+#: a compute.
+HOSTS = {}
+
+#: The value of ``[DEFAULT] compute_driver``: Nova only loads drivers from
+#: the ``nova.virt`` package, so this module is registered there too.
+DRIVER_NAME = 'flavor_exporter_scenario.ScenarioDriver'
+
+
+def register():
+    """Make Nova's driver loader find this module."""
+    sys.modules['nova.virt.flavor_exporter_scenario'] = sys.modules[__name__]
+
+
+def pci_address(index):
+    """A stable, unique PCI address for the index-th device of a host."""
+    return '0000:%02x:00.0' % (0x81 + index)
+
+
+class ScenarioDriver(fake.FakeDriver):
+    """FakeDriver with per-host CPUs, memory, disk, PCI devices and VGPUs."""
+
+    def init_host(self, host):
+        spec = HOSTS[host]
+        self.spec = spec
+        # FakeDriver reads these class attributes for its inventory and its
+        # hypervisor statistics; instance attributes shadow them per host.
+        self.vcpus = spec.vcpus
+        self.memory_mb = spec.memory_mb
+        self.local_gb = spec.local_gb
+        self.resources = fake.Resources(vcpus=spec.vcpus,
+                                        memory_mb=spec.memory_mb,
+                                        local_gb=spec.local_gb)
+        super().init_host(host)
+        # The hypervisor node may be an FQDN while the service host is short,
+        # as on many production clouds.
+        self._set_nodes([spec.node])
+
+    def _pci_devices(self):
+        devices = []
+        for dev in self.spec.pci_devices:
+            for _ in range(dev.count):
+                devices.append({
+                    'address': pci_address(len(devices)),
+                    'vendor_id': dev.vendor_id,
+                    'product_id': dev.product_id,
+                    'dev_type': 'type-PCI',
+                    'status': 'available',
+                    'parent_addr': None,
+                    'numa_node': None,
+                    'label': 'label_%s_%s' % (dev.vendor_id, dev.product_id),
+                })
+        return devices
+
+    def get_available_resource(self, nodename):
+        status = super().get_available_resource(nodename)
+        if status and self.spec.pci_devices:
+            status['pci_passthrough_devices'] = jsonutils.dumps(
+                self._pci_devices())
+        return status
+
+    def update_provider_tree(self, provider_tree, nodename, allocations=None):
+        super().update_provider_tree(provider_tree, nodename,
+                                     allocations=allocations)
+        spec = self.spec
+        inventory = provider_tree.data(nodename).inventory
+        inventory = {rc: dict(inv) for rc, inv in inventory.items()}
+        for rc, total in spec.custom_resources.items():
+            inventory[rc] = {'total': int(total), 'reserved': 0,
+                             'min_unit': 1, 'max_unit': int(total),
+                             'step_size': 1, 'allocation_ratio': 1.0}
+        # Per-host overrides, as an operator would set them with
+        # [DEFAULT] *_allocation_ratio / reserved_* on that one compute.
+        for rc, reserved in spec.reserved.items():
+            inventory[rc]['reserved'] = int(reserved)
+        for rc, ratio in spec.allocation_ratio.items():
+            inventory[rc]['allocation_ratio'] = float(ratio)
+        provider_tree.update_inventory(nodename, inventory)
+        if spec.traits:
+            provider_tree.add_traits(nodename, *spec.traits)
+        if spec.vgpu:
+            self._update_vgpu_children(provider_tree, nodename, spec.vgpu)
+
+    @staticmethod
+    def _update_vgpu_children(provider_tree, nodename, vgpu):
+        # One child per physical GPU, named like the libvirt driver does.
+        for index in range(vgpu.children):
+            child = '%s_pci_%s' % (
+                nodename, pci_address(0x40 + index).replace(':', '_')
+                .replace('.', '_'))
+            if not provider_tree.exists(child):
+                provider_tree.new_child(child, nodename)
+            provider_tree.update_inventory(child, {
+                'VGPU': {'total': vgpu.total, 'reserved': 0, 'min_unit': 1,
+                         'max_unit': vgpu.total, 'step_size': 1,
+                         'allocation_ratio': 1.0}})

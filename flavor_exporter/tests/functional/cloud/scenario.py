@@ -1,0 +1,345 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Declarative test-cloud scenarios.
+
+A scenario is a YAML file that says what a cloud looks like: compute hosts
+and their hardware, PCI aliases, host aggregates, flavors, servers to boot
+and services to disable or force down. This module only parses and checks
+the file; it imports nothing from Nova so the test interpreter can use it
+too. Unknown keys are errors: a typo must not silently give another cloud.
+
+The schema is documented in ``scenarios/README.rst``.
+"""
+
+import dataclasses
+import os
+
+import yaml
+
+SCENARIO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            'scenarios')
+
+# Nova's defaults in the fixtures minus the two filters the exporter's
+# eligibility rules depend on. Nova reads this list once, when the scheduler
+# starts, so the server must set it before starting the scheduler.
+DEFAULT_FILTERS = (
+    'ComputeFilter',
+    'ComputeCapabilitiesFilter',
+    'ImagePropertiesFilter',
+    'ServerGroupAntiAffinityFilter',
+    'ServerGroupAffinityFilter',
+    'PciPassthroughFilter',
+    'AggregateInstanceExtraSpecsFilter',
+)
+
+
+class ScenarioError(ValueError):
+    """The scenario file does not describe a valid cloud."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PciDevice:
+    vendor_id: str
+    product_id: str
+    count: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Vgpu:
+    """VGPU child providers hung below a host's root provider."""
+    children: int = 1
+    total: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Host:
+    name: str
+    node: str
+    vcpus: int
+    memory_mb: int
+    local_gb: int
+    reserved: dict
+    allocation_ratio: dict
+    pci_devices: tuple
+    vgpu: Vgpu
+    custom_resources: dict
+    traits: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Aggregate:
+    name: str
+    hosts: tuple
+    availability_zone: str
+    metadata: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class Flavor:
+    name: str
+    vcpus: int
+    ram: int
+    disk: int
+    ephemeral: int
+    swap: int
+    is_public: bool
+    extra_specs: dict
+    id: str
+    projects: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Boot:
+    flavor: str
+    count: int
+    host: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ServiceState:
+    host: str
+    disabled: bool
+    reason: str
+    forced_down: bool
+    stop: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    hosts: tuple
+    pci_aliases: tuple
+    pci_in_placement: bool
+    enabled_filters: tuple
+    config: dict
+    aggregates: tuple
+    flavors: tuple
+    servers: tuple
+    services: tuple
+
+    def host(self, name):
+        for host in self.hosts:
+            if host.name == name:
+                return host
+        raise KeyError(name)
+
+    def flavor(self, name):
+        for flavor in self.flavors:
+            if flavor.name == name:
+                return flavor
+        raise KeyError(name)
+
+
+def _take(mapping, where, required=(), optional=None):
+    """Return a copy of ``mapping`` after checking its keys.
+
+    ``optional`` maps each optional key to its default.
+    """
+    optional = optional or {}
+    if not isinstance(mapping, dict):
+        raise ScenarioError('%s: expected a mapping, got %r' % (where, mapping))
+    unknown = set(mapping) - set(required) - set(optional)
+    if unknown:
+        raise ScenarioError('%s: unknown keys %s' % (where, sorted(unknown)))
+    missing = [key for key in required if key not in mapping]
+    if missing:
+        raise ScenarioError('%s: missing keys %s' % (where, missing))
+    values = dict(optional)
+    values.update(mapping)
+    return values
+
+
+def _str_map(mapping, where):
+    """Nova stores metadata and extra specs as strings; YAML may not."""
+    if mapping is None:
+        return {}
+    if not isinstance(mapping, dict):
+        raise ScenarioError('%s: expected a mapping' % where)
+    return {str(k): _as_str(v) for k, v in mapping.items()}
+
+
+def _as_str(value):
+    # YAML reads True as a bool; the predecessor's aggregates say "True".
+    if isinstance(value, bool):
+        return 'True' if value else 'False'
+    return str(value)
+
+
+def _parse_hosts(raw):
+    hosts = []
+    for i, item in enumerate(raw or []):
+        where = 'hosts[%d]' % i
+        values = _take(item, where, required=('name', 'vcpus', 'memory_mb',
+                                              'local_gb'),
+                       optional={'node': None, 'count': None,
+                                 'reserved': {}, 'allocation_ratio': {},
+                                 'pci_devices': [], 'vgpu': None,
+                                 'custom_resources': {}, 'traits': []})
+        devices = tuple(
+            PciDevice(**_take(dev, '%s.pci_devices' % where,
+                              required=('vendor_id', 'product_id'),
+                              optional={'count': 1}))
+            for dev in values['pci_devices'])
+        devices = tuple(PciDevice(str(d.vendor_id).lower(),
+                                  str(d.product_id).lower(), int(d.count))
+                        for d in devices)
+        vgpu = None
+        if values['vgpu'] is not None:
+            vgpu = Vgpu(**_take(values['vgpu'], '%s.vgpu' % where,
+                                optional={'children': 1, 'total': 1}))
+        count = values['count']
+        indexes = [None] if count is None else range(1, int(count) + 1)
+        for index in indexes:
+            name = str(values['name'])
+            node = values['node']
+            if index is not None:
+                name = name.format(index=index)
+                node = node.format(index=index) if node else None
+            hosts.append(Host(
+                name=name, node=node or name,
+                vcpus=int(values['vcpus']),
+                memory_mb=int(values['memory_mb']),
+                local_gb=int(values['local_gb']),
+                reserved=dict(values['reserved']),
+                allocation_ratio=dict(values['allocation_ratio']),
+                pci_devices=devices, vgpu=vgpu,
+                custom_resources=dict(values['custom_resources']),
+                traits=tuple(values['traits'])))
+    names = [h.name for h in hosts]
+    if len(set(names)) != len(names):
+        raise ScenarioError('host names must be unique: %s' % names)
+    if not hosts:
+        raise ScenarioError('a scenario needs at least one host')
+    return tuple(hosts)
+
+
+def _parse_aggregates(raw, host_names):
+    aggregates = []
+    for i, item in enumerate(raw or []):
+        where = 'aggregates[%d]' % i
+        values = _take(item, where, required=('name',),
+                       optional={'hosts': [], 'availability_zone': None,
+                                 'metadata': {}})
+        for host in values['hosts']:
+            if host not in host_names:
+                raise ScenarioError('%s: unknown host %s' % (where, host))
+        aggregates.append(Aggregate(
+            name=values['name'], hosts=tuple(values['hosts']),
+            availability_zone=values['availability_zone'],
+            metadata=_str_map(values['metadata'], where + '.metadata')))
+    return tuple(aggregates)
+
+
+def _parse_flavors(raw):
+    flavors = []
+    for i, item in enumerate(raw or []):
+        where = 'flavors[%d]' % i
+        values = _take(item, where, required=('name', 'vcpus', 'ram'),
+                       optional={'disk': 0, 'ephemeral': 0, 'swap': 0,
+                                 'is_public': True, 'extra_specs': {},
+                                 'id': None, 'projects': []})
+        flavors.append(Flavor(
+            name=values['name'], vcpus=int(values['vcpus']),
+            ram=int(values['ram']), disk=int(values['disk']),
+            ephemeral=int(values['ephemeral']), swap=int(values['swap']),
+            is_public=bool(values['is_public']),
+            extra_specs=_str_map(values['extra_specs'],
+                                 where + '.extra_specs'),
+            id=None if values['id'] is None else str(values['id']),
+            projects=tuple(values['projects'])))
+    return tuple(flavors)
+
+
+def _parse_servers(raw, flavor_names, host_names):
+    servers = []
+    for i, item in enumerate(raw or []):
+        where = 'servers[%d]' % i
+        values = _take(item, where, required=('flavor',),
+                       optional={'count': 1, 'host': None})
+        if values['host'] and values['host'] not in host_names:
+            raise ScenarioError('%s: unknown host %s' % (where,
+                                                         values['host']))
+        servers.append(Boot(flavor=values['flavor'],
+                            count=int(values['count']),
+                            host=values['host']))
+        # Nova's preloaded m1.* flavors may be booted as well.
+        if (values['flavor'] not in flavor_names and
+                not values['flavor'].startswith('m1.')):
+            raise ScenarioError('%s: unknown flavor %s' % (where,
+                                                           values['flavor']))
+    return tuple(servers)
+
+
+def _parse_services(raw, host_names):
+    services = []
+    for i, item in enumerate(raw or []):
+        where = 'services[%d]' % i
+        values = _take(item, where, required=('host',),
+                       optional={'disabled': False, 'reason': None,
+                                 'forced_down': False, 'stop': False})
+        if values['host'] not in host_names:
+            raise ScenarioError('%s: unknown host %s' % (where,
+                                                         values['host']))
+        services.append(ServiceState(**values))
+    return tuple(services)
+
+
+def parse(data, name='scenario'):
+    """Build a :class:`Scenario` from the mapping a YAML file holds."""
+    values = _take(data, name, required=('hosts',),
+                   optional={'name': name, 'description': '',
+                             'pci': {}, 'scheduler': {}, 'config': {},
+                             'aggregates': [], 'flavors': [],
+                             'servers': [], 'services': []})
+    pci = _take(values['pci'], 'pci',
+                optional={'aliases': [], 'report_in_placement': False})
+    scheduler = _take(values['scheduler'], 'scheduler',
+                      optional={'enabled_filters': list(DEFAULT_FILTERS)})
+    hosts = _parse_hosts(values['hosts'])
+    host_names = {h.name for h in hosts}
+    flavors = _parse_flavors(values['flavors'])
+    for key, group in (values['config'] or {}).items():
+        if not isinstance(group, dict):
+            raise ScenarioError('config.%s: expected a mapping' % key)
+    return Scenario(
+        name=values['name'],
+        description=values['description'],
+        hosts=hosts,
+        pci_aliases=tuple(dict(a) for a in pci['aliases']),
+        pci_in_placement=bool(pci['report_in_placement']),
+        enabled_filters=tuple(scheduler['enabled_filters']),
+        config=dict(values['config'] or {}),
+        aggregates=_parse_aggregates(values['aggregates'], host_names),
+        flavors=flavors,
+        servers=_parse_servers(values['servers'],
+                               {f.name for f in flavors}, host_names),
+        services=_parse_services(values['services'], host_names))
+
+
+def path_of(scenario):
+    """Return the file of a scenario given by name (``"vgpu"``) or path."""
+    if os.path.sep in scenario or scenario.endswith(('.yaml', '.yml')):
+        return os.path.abspath(scenario)
+    return os.path.join(SCENARIO_DIR, scenario + '.yaml')
+
+
+def load(scenario):
+    """Load a scenario by name or path."""
+    path = path_of(scenario)
+    with open(path) as f:
+        data = yaml.safe_load(f)
+    default_name = os.path.splitext(os.path.basename(path))[0]
+    if isinstance(data, dict):
+        data.setdefault('name', default_name)
+    return parse(data, default_name)
