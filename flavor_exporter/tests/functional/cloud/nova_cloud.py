@@ -1,0 +1,298 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Nova + Placement in one process, built from Nova's functional fixtures.
+
+Nova's own functional tests already know how to run a complete cloud in
+memory: API and cell databases, the fake RPC transport, real Placement,
+stand-ins for Glance, Neutron and Cinder. :class:`NovaCloud` borrows that
+set-up from ``nova.test.TestCase`` (pinned to nova 34: ``nova.tests`` is not
+a stable API), then starts the control services and one compute per
+scenario host. Import this module only in the cloud's interpreter.
+"""
+
+import collections
+import os
+import sys
+import time
+
+import fixtures
+from oslo_config import cfg
+from oslo_serialization import jsonutils
+
+from nova.api import auth as nova_auth
+from nova import context as nova_context
+from nova import test
+from nova.tests import fixtures as nova_fixtures
+from nova.tests.functional.api import client as api_client
+from nova.tests.functional import fixtures as func_fixtures
+
+from flavor_exporter.tests.functional.cloud import driver
+
+CONF = cfg.CONF
+
+#: Glance stand-in image every scenario server boots from.
+IMAGE_ID = '155d900f-4e14-4e4c-a73d-069cbf4541e6'
+
+# Saved before OSAPIFixture replaces it: requests that came through real
+# keystonemiddleware need Nova's real context factory.
+_REAL_CREATE_CONTEXT = nova_auth.NovaKeystoneContext._create_context
+
+
+class CloudError(Exception):
+    """The cloud could not be built as the scenario says."""
+
+
+class _Fixtures(test.TestCase):
+    """Nova's test set-up, used as a fixture container; never run."""
+
+    def runTest(self):
+        """Unused: unittest wants a test method to exist."""
+
+
+def _create_context(env, **kwargs):
+    """Build a RequestContext from whichever auth headers the request has.
+
+    The stub headers (``X-Auth-User``...) come from our token middleware;
+    keystonemiddleware's headers (``X-User-Id``...) from a real Keystone.
+    """
+    if 'HTTP_X_AUTH_USER' not in env:
+        return _REAL_CREATE_CONTEXT(env, **kwargs)
+    user_id = env['HTTP_X_AUTH_USER']
+    roles = env.get('HTTP_X_ROLES', '').split(',')
+    return nova_context.RequestContext(
+        user_id, env['HTTP_X_AUTH_PROJECT_ID'], is_admin='admin' in roles,
+        roles=roles, **kwargs)
+
+
+def _api_paste_config():
+    """Find api-paste.ini: pip puts it under ``<prefix>/etc``.
+
+    The fixtures look for it beside the nova package, where pip never puts
+    it; asking the interpreter's prefix avoids a symlink in every venv.
+    """
+    candidates = [os.path.join(prefix, 'etc', 'nova', 'api-paste.ini')
+                  for prefix in (sys.prefix, sys.base_prefix)]
+    import nova
+    candidates.append(os.path.join(os.path.dirname(nova.__file__), '..',
+                                   'etc', 'nova', 'api-paste.ini'))
+    for path in candidates:
+        if os.path.exists(path):
+            return os.path.abspath(path)
+    raise CloudError('api-paste.ini not found in %s' % candidates)
+
+
+class NovaCloud(object):
+    """A running Nova + Placement cloud shaped by a scenario."""
+
+    def __init__(self, scenario):
+        self.scenario = scenario
+        self.computes = {}
+        self.stopped = set()
+        self.flavor_ids = {}
+        self.aggregate_ids = {}
+        self._case = None
+
+    # -- start-up ---------------------------------------------------------
+
+    def start(self):
+        case = self._case = _Fixtures()
+        case.setUp()
+        self._configure(case)
+
+        case.useFixture(nova_fixtures.RealPolicyFixture())
+        case.useFixture(nova_fixtures.NeutronFixture(case))
+        case.useFixture(nova_fixtures.GlanceFixture(case))
+        case.useFixture(nova_fixtures.CinderFixture(case))
+        self.placement = case.useFixture(func_fixtures.PlacementFixture())
+        case.useFixture(nova_fixtures.AllServicesCurrent())
+        case.useFixture(nova_fixtures.NotificationFixture(case))
+        api_fixture = case.useFixture(nova_fixtures.OSAPIFixture(
+            api_version='v2.1'))
+        case.useFixture(fixtures.MonkeyPatch(
+            'nova.api.auth.NovaKeystoneContext._create_context',
+            _create_context))
+        self.compute_app = api_fixture.app()
+        self.api = api_fixture.admin_api
+        self.api.microversion = '2.74'
+
+        case.start_service('conductor')
+        self.scheduler = case.start_service('scheduler')
+        for host in self.scenario.hosts:
+            self.add_compute(host)
+        self._apply(self.scenario)
+
+    def _configure(self, case):
+        """Set every option the scenario needs before any service starts."""
+        scenario = self.scenario
+        driver.register()
+        case.flags(compute_driver=driver.DRIVER_NAME)
+        case.flags(api_paste_config=_api_paste_config(), group='wsgi')
+        case.flags(enabled_filters=list(scenario.enabled_filters),
+                   group='filter_scheduler')
+        specs = sorted({(d.vendor_id, d.product_id)
+                        for h in scenario.hosts for d in h.pci_devices})
+        case.flags(device_spec=[
+            jsonutils.dumps({'vendor_id': v, 'product_id': p})
+            for v, p in specs], group='pci')
+        case.flags(alias=[jsonutils.dumps(a) for a in scenario.pci_aliases],
+                   group='pci')
+        case.flags(report_in_placement=scenario.pci_in_placement,
+                   group='pci')
+        case.flags(pci_in_placement=scenario.pci_in_placement,
+                   group='filter_scheduler')
+        for group, options in scenario.config.items():
+            group = None if group == 'DEFAULT' else group
+            for name, value in options.items():
+                case.flags(**{name: value, 'group': group})
+
+    def add_compute(self, host):
+        """Start a nova-compute for a scenario host (also at run time)."""
+        if host.name in self.computes:
+            raise CloudError('compute %s already exists' % host.name)
+        driver.HOSTS[host.name] = host
+        self.computes[host.name] = self._case._start_compute(host.name)
+        return self.computes[host.name]
+
+    def stop_compute(self, name):
+        """Stop a compute service; Nova sees it down once forced down."""
+        self.computes[name].stop()
+        self.stopped.add(name)
+
+    def run_periodics(self):
+        """Make every running compute report its resources now."""
+        running = {name: compute for name, compute in self.computes.items()
+                   if name not in self.stopped}
+        ctxt = nova_context.get_admin_context()
+        for name, compute in running.items():
+            cell = self._case.host_mappings[name].cell_mapping
+            with nova_context.target_cell(ctxt, cell) as cctxt:
+                compute.manager.update_available_resource(cctxt)
+
+    @property
+    def enabled_filters(self):
+        """The filters the running scheduler really applies."""
+        host_manager = self.scheduler.manager.host_manager
+        return [f.__class__.__name__ for f in host_manager.enabled_filters]
+
+    # -- scenario ---------------------------------------------------------
+
+    def _apply(self, scenario):
+        for flavor in scenario.flavors:
+            self.create_flavor(flavor)
+        for aggregate in scenario.aggregates:
+            self.create_aggregate(aggregate)
+        for boot in scenario.servers:
+            flavor_id = self._flavor_id(boot.flavor)
+            for _ in range(boot.count):
+                self.boot(flavor_id, host=boot.host)
+        for state in scenario.services:
+            self.set_service_state(state)
+
+    def _flavor_id(self, name):
+        if name not in self.flavor_ids:
+            for flavor in self.api.get_flavors():
+                self.flavor_ids.setdefault(flavor['name'], flavor['id'])
+        return self.flavor_ids[name]
+
+    def create_flavor(self, flavor):
+        body = {'name': flavor.name, 'vcpus': flavor.vcpus,
+                'ram': flavor.ram, 'disk': flavor.disk,
+                'OS-FLV-EXT-DATA:ephemeral': flavor.ephemeral,
+                'swap': flavor.swap,
+                'os-flavor-access:is_public': flavor.is_public}
+        if flavor.id:
+            body['id'] = flavor.id
+        created = self.api.post_flavor({'flavor': body})
+        if flavor.extra_specs:
+            self.api.post_extra_spec(created['id'],
+                                     {'extra_specs': flavor.extra_specs})
+        for project in flavor.projects:
+            self.api.api_post('/flavors/%s/action' % created['id'],
+                              {'addTenantAccess': {'tenant': project}})
+        self.flavor_ids[flavor.name] = created['id']
+        return created
+
+    def create_aggregate(self, aggregate):
+        created = self.api.post_aggregate({'aggregate': {
+            'name': aggregate.name,
+            'availability_zone': aggregate.availability_zone}})
+        for host in aggregate.hosts:
+            self.api.add_host_to_aggregate(created['id'], host)
+        if aggregate.metadata:
+            self.api.post_aggregate_action(created['id'], {
+                'set_metadata': {'metadata': aggregate.metadata}})
+        self.aggregate_ids[aggregate.name] = created['id']
+        return created
+
+    def boot(self, flavor_id, host=None, timeout=60):
+        """Boot one server and wait for ACTIVE; scenario set-up only."""
+        body = {'name': 'scenario-%s' % flavor_id, 'imageRef': IMAGE_ID,
+                'flavorRef': flavor_id, 'networks': 'none'}
+        if host:
+            body['host'] = host
+        server = self.api.post_server({'server': body})
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            server = self.api.get_server(server['id'])
+            if server['status'] == 'ACTIVE':
+                return server
+            if server['status'] == 'ERROR':
+                raise CloudError('server of flavor %s on %s failed: %s' % (
+                    flavor_id, host, server.get('fault')))
+            time.sleep(0.02)
+        raise CloudError('server %s not ACTIVE in %ss' % (server['id'],
+                                                          timeout))
+
+    def _service_id(self, host):
+        services = self.api.get_services(binary='nova-compute', host=host)
+        if not services:
+            raise CloudError('no nova-compute service on %s' % host)
+        return services[0]['id']
+
+    def set_service_state(self, state):
+        """Disable and/or force down a compute through the real API."""
+        service_id = self._service_id(state.host)
+        old = self.api.microversion
+        self.api.microversion = '2.53'
+        try:
+            if state.disabled:
+                self.api.put_service(service_id, {
+                    'status': 'disabled',
+                    'disabled_reason': state.reason or 'scenario'})
+            if state.stop:
+                self.stop_compute(state.host)
+            if state.forced_down:
+                self.api.put_service(service_id, {'forced_down': True})
+        finally:
+            self.api.microversion = old
+
+    def placement_app(self):
+        """A Placement WSGI app on the same database as Nova's client."""
+        from placement import deploy
+        return deploy.deploy(self.placement.conf_fixture.conf)
+
+    def summary(self):
+        hosts = collections.OrderedDict()
+        for name in self.computes:
+            hosts[name] = {'node': driver.HOSTS[name].node,
+                           'running': name not in self.stopped}
+        return hosts
+
+    def stop(self):
+        """Stop services and drop the in-memory state."""
+        if self._case is not None:
+            try:
+                self._case.doCleanups()
+            except api_client.OpenStackApiException:
+                pass
+            self._case = None

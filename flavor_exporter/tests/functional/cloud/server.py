@@ -1,0 +1,211 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Run a Nova + Placement test cloud until SIGTERM.
+
+    python -m flavor_exporter.tests.functional.cloud.server \\
+        --scenario predecessor --ready-file /tmp/x/ready.json \\
+        [--keystone-file /tmp/x/keystone.json]
+
+The interpreter needs nova==34.0.0, openstack-placement==16.0.0 and
+SQLAlchemy<2.1 (see ``launcher.py``). When the cloud is up, the ready file
+(JSON) names the URLs, the clouds.yaml written beside it and the hosts.
+Nothing listens anywhere but 127.0.0.1.
+"""
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+
+#: Seconds the shutdown may take before the process exits anyway.
+STOP_GRACE = 10
+
+
+def _prepare_environment():
+    """Choose threading over eventlet before anything imports Nova.
+
+    Nova patches (or poisons) eventlet on first import of its functional
+    test package; futurist imports eventlet if it can, so the decision must
+    be made first. The oslotest variables would otherwise put a SIGALRM
+    timeout on the whole cloud or swallow its output.
+    """
+    os.environ['OS_NOVA_DISABLE_EVENTLET_PATCHING'] = '1'
+    for name in ('OS_TEST_TIMEOUT', 'OS_STDOUT_CAPTURE', 'OS_STDERR_CAPTURE',
+                 'OS_LOG_CAPTURE'):
+        os.environ[name] = '0'
+    from nova import monkey_patch
+    monkey_patch.patch()
+
+
+def _log_to_stderr(level):
+    """Send logs to stderr instead of Nova's in-memory test capture.
+
+    The fixtures keep every log line in memory and format DEBUG lines for
+    nothing; a long-running cloud wants neither.
+    """
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(
+        '%(asctime)s %(levelname)s [%(name)s] %(message)s'))
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
+def _write_json(path, data):
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+    os.rename(tmp, path)
+
+
+def clouds_yaml(cloud_name, compute_url, placement_url, keystone=None):
+    """The clouds.yaml content (a dict) for this cloud.
+
+    Without Keystone: ``admin_token`` auth with the stub tokens and endpoint
+    overrides. With Keystone: password auth for the admin and for the member
+    user; the catalog gives the endpoints.
+    """
+    if keystone is None:
+        def entry(token):
+            return {'auth_type': 'admin_token',
+                    'auth': {'endpoint': compute_url, 'token': token},
+                    'compute_endpoint_override': compute_url,
+                    'placement_endpoint_override': placement_url,
+                    'region_name': 'RegionOne'}
+        return {'clouds': {cloud_name: entry('admin:admin'),
+                           cloud_name + '-member': entry('demo:demo')}}
+
+    def entry(user, password, project):
+        return {'auth_type': 'password',
+                'auth': {'auth_url': keystone['url'], 'username': user,
+                         'password': password, 'project_name': project,
+                         'user_domain_name': 'Default',
+                         'project_domain_name': 'Default'},
+                'identity_api_version': 3,
+                'region_name': 'RegionOne'}
+    return {'clouds': {
+        cloud_name: entry(keystone['admin_user'], keystone['admin_password'],
+                          keystone['admin_project']),
+        cloud_name + '-member': entry(keystone['member_user'],
+                                      keystone['member_password'],
+                                      keystone['member_project'])}}
+
+
+def _watch_parent(parent_pid, stop):
+    """Stop when the process that started us is gone (test runner killed)."""
+    while not stop.wait(1.0):
+        if parent_pid and os.getppid() != parent_pid:
+            stop.set()
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--scenario', required=True,
+                        help='scenario name (scenarios/NAME.yaml) or path')
+    parser.add_argument('--ready-file', required=True,
+                        help='where to write the JSON ready document')
+    parser.add_argument('--cloud-name', default='testcloud')
+    parser.add_argument('--keystone-file',
+                        help="Keystone's ready file: put Nova and Placement "
+                             "behind keystonemiddleware against it")
+    parser.add_argument('--parent-pid', type=int, default=0,
+                        help='exit when this process is no longer the parent')
+    parser.add_argument('--log-level', default=os.environ.get(
+        'FLAVOR_EXPORTER_CLOUD_LOG_LEVEL', 'INFO'))
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    started = time.monotonic()
+    _prepare_environment()
+
+    import yaml
+
+    from flavor_exporter.tests.functional.cloud import control
+    from flavor_exporter.tests.functional.cloud import keystone_catalog
+    from flavor_exporter.tests.functional.cloud import nova_cloud
+    from flavor_exporter.tests.functional.cloud import scenario
+    from flavor_exporter.tests.functional.cloud import webserver
+
+    keystone = None
+    if args.keystone_file:
+        with open(args.keystone_file) as f:
+            keystone = json.load(f)
+
+    cloud = nova_cloud.NovaCloud(scenario.load(args.scenario))
+    cloud.start()
+    _log_to_stderr(args.log_level.upper())
+
+    compute_app = cloud.compute_app
+    placement_app = cloud.placement_app()
+    if keystone:
+        compute_app = webserver.keystone_auth(compute_app, keystone)
+        placement_app = webserver.placement_keystone_auth(placement_app,
+                                                          keystone)
+    else:
+        compute_app = webserver.TokenAuth(compute_app)
+    servers = [webserver.LoopbackServer(app).start() for app in (
+        compute_app, placement_app, control.ControlApp(cloud))]
+    compute_url = servers[0].url + '/v2.1'
+    placement_url = servers[1].url
+    if keystone:
+        keystone_catalog.register(keystone, compute_url, placement_url)
+
+    workdir = os.path.dirname(os.path.abspath(args.ready_file))
+    clouds_path = os.path.join(workdir, 'clouds.yaml')
+    with open(clouds_path, 'w') as f:
+        yaml.safe_dump(clouds_yaml(args.cloud_name, compute_url,
+                                   placement_url, keystone), f)
+    _write_json(args.ready_file, {
+        'scenario': cloud.scenario.name,
+        'cloud_name': args.cloud_name,
+        'member_cloud_name': args.cloud_name + '-member',
+        'clouds_yaml': clouds_path,
+        'compute_url': compute_url,
+        'placement_url': placement_url,
+        'control_url': servers[2].url + '/control',
+        'keystone_url': keystone['url'] if keystone else None,
+        'token': None if keystone else 'admin:admin',
+        'hosts': cloud.summary(),
+        'enabled_filters': cloud.enabled_filters,
+        'pid': os.getpid(),
+        'startup_seconds': round(time.monotonic() - started, 2),
+    })
+
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    threading.Thread(target=_watch_parent, args=(args.parent_pid, stop),
+                     daemon=True).start()
+    while not stop.wait(0.5):
+        pass
+
+    # Cleanup removes the sqlite files Nova's fixtures made; it must not be
+    # able to keep a test run waiting.
+    threading.Timer(STOP_GRACE, os._exit, args=(0,)).start()
+    for server in servers:
+        server.stop()
+    cloud.stop()
+    logging.shutdown()
+    os._exit(0)
+
+
+if __name__ == '__main__':
+    main()
