@@ -45,6 +45,10 @@ opts = [
     cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
                help='Host disk in MB reserved for the host, hypervisors '
                     'source. Nova counts it in local_gb_used.'),
+    cfg.StrOpt('default_availability_zone', default='nova',
+               help='Availability zone of hosts in no availability zone '
+                    'aggregate; keep it equal to nova.conf\'s [DEFAULT] '
+                    'default_availability_zone.'),
     cfg.ListOpt('skip_flavor_patterns', default=['DEPRECATED'],
                 help='Regular expressions; flavors whose name matches any '
                      'of them are left out of every document.'),

@@ -1,0 +1,200 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Render a capacity Report into the documents the API serves as-is.
+
+Every document is compact JSON bytes (or Prometheus text), made once per
+refresh, so the API never computes or re-encodes on its hot path. Document
+names are the contract with the API (flavor_exporter.api).
+"""
+
+import datetime
+import json
+
+LEGACY_LIST = 'legacy/flavors'
+LEGACY_FLAVOR = 'legacy/flavor/%s'
+V2_LIST = 'v2/flavors'
+V2_LIST_GPU = 'v2/flavors?gpu=%s'
+V2_FLAVOR = 'v2/flavor/%s'
+V2_NAMES = 'v2/names'
+METRICS = 'metrics'
+
+
+def _json(value):
+    return json.dumps(value, separators=(',', ':'),
+                      ensure_ascii=False).encode('utf-8')
+
+
+def iso_timestamp(moment):
+    return moment.astimezone(datetime.timezone.utc).strftime(
+        '%Y-%m-%dT%H:%M:%SZ')
+
+
+def legacy_timestamp(moment):
+    # The predecessor printed its local time without a zone; portals parse
+    # exactly this format.
+    return moment.astimezone().strftime('%Y-%m-%d %H:%M:%S')
+
+
+def _legacy_flavor(capacity):
+    return {'flavor_openstack_id': capacity.flavor.id,
+            'flavor_name': capacity.flavor.name,
+            'available': capacity.available,
+            'total': capacity.total}
+
+
+def _request_groups(request):
+    groups = [{'suffix': g.suffix,
+               'resources': dict(sorted(g.resources.items())),
+               'required_traits': sorted(g.required_traits),
+               'forbidden_traits': sorted(g.forbidden_traits)}
+              for g in request.groups]
+    for demand in request.pci:
+        groups.append({'pci_alias': demand.alias,
+                       'count': demand.count,
+                       'resource_class': demand.resource_class,
+                       'required_traits': sorted(demand.traits)})
+    return groups
+
+
+def _resources(request):
+    totals = {}
+    for group in request.groups:
+        for rc, amount in group.resources.items():
+            totals[rc] = totals.get(rc, 0) + amount
+    for demand in request.pci:
+        if demand.resource_class:
+            totals[demand.resource_class] = (
+                totals.get(demand.resource_class, 0) + demand.count)
+    return dict(sorted(totals.items()))
+
+
+def v2_flavor(capacity, with_hosts=False):
+    flavor = capacity.flavor
+    request = capacity.request
+    gpu = capacity.gpu
+    valid = request is not None
+    body = {
+        'id': flavor.id,
+        'name': flavor.name,
+        'description': flavor.description,
+        'vcpus': flavor.vcpus,
+        'ram': flavor.ram,
+        'disk': flavor.disk,
+        'ephemeral': flavor.ephemeral,
+        'swap': flavor.swap,
+        'is_public': flavor.is_public,
+        'resources': _resources(request) if valid else None,
+        'request_groups': _request_groups(request) if valid else None,
+        'group_policy': request.group_policy if valid else None,
+        'gpu': {'type': gpu[0], 'count': gpu[1]} if gpu else None,
+        'total': capacity.total if valid else None,
+        'available': capacity.available if valid else None,
+        'availability_zones': {
+            zone: {'total': t, 'available': a}
+            for zone, (t, a) in sorted(capacity.zones.items())},
+        'limited_by': capacity.limited_by,
+        'unsupported': list(request.unsupported) if valid else [],
+        'error': capacity.error,
+    }
+    if with_hosts:
+        body['hosts'] = [{'host': h.host, 'node': h.node,
+                          'availability_zone': h.availability_zone,
+                          'total': h.total, 'available': h.available,
+                          'limited_by': h.limited_by}
+                         for h in capacity.hosts]
+        body['excluded_hosts'] = dict(sorted(capacity.excluded.items()))
+    return body
+
+
+def _label(value):
+    return (str(value).replace('\\', '\\\\').replace('\n', '\\n')
+            .replace('"', '\\"'))
+
+
+def metrics(report):
+    """Per-flavor gauges in the Prometheus text format 0.0.4."""
+    lines = []
+    families = (
+        ('total', 'Instances of the flavor that fit in the empty cloud.'),
+        ('available', 'Instances of the flavor that fit now.'))
+    for name, text in families:
+        metric = 'flavor_exporter_flavor_%s' % name
+        lines += ['# HELP %s %s' % (metric, text),
+                  '# TYPE %s gauge' % metric]
+        for capacity in report.flavors:
+            if capacity.request is None:
+                continue
+            labels = 'flavor_id="%s",flavor_name="%s",gpu="%s"' % (
+                _label(capacity.flavor.id), _label(capacity.flavor.name),
+                'true' if capacity.gpu else 'false')
+            lines.append('%s{%s} %d' % (metric, labels,
+                                        getattr(capacity, name)))
+    metric = 'flavor_exporter_flavor_zone_available'
+    lines += ['# HELP %s Instances of the flavor that fit now in one '
+              'availability zone.' % metric, '# TYPE %s gauge' % metric]
+    for capacity in report.flavors:
+        for zone, (_, available) in sorted(capacity.zones.items()):
+            if capacity.request is None:
+                continue
+            lines.append('%s{flavor_id="%s",availability_zone="%s"} %d' % (
+                metric, _label(capacity.flavor.id), _label(zone),
+                available))
+    metric = 'flavor_exporter_flavor_invalid'
+    lines += ['# HELP %s 1 when the flavor has extra specs Nova would '
+              'reject.' % metric, '# TYPE %s gauge' % metric]
+    for capacity in report.flavors:
+        lines.append('%s{flavor_id="%s"} %d' % (
+            metric, _label(capacity.flavor.id),
+            1 if capacity.request is None else 0))
+    return ('\n'.join(lines) + '\n').encode('utf-8')
+
+
+def documents(report):
+    """{document name: bytes} of one refresh, and the pointer fields."""
+    timestamp = iso_timestamp(report.collected_at)
+    old_timestamp = legacy_timestamp(report.collected_at)
+    head = {'timestamp': timestamp, 'source': report.source,
+            'stale': False}
+    docs = {}
+
+    gpu_flavors = [c for c in report.flavors
+                   if c.gpu and c.request is not None]
+    docs[LEGACY_LIST] = _json({
+        'flavors': [_legacy_flavor(c) for c in gpu_flavors],
+        'timestamp': old_timestamp})
+    for capacity in gpu_flavors:
+        docs[LEGACY_FLAVOR % capacity.flavor.id] = _json({
+            'flavor': _legacy_flavor(capacity),
+            'timestamp': old_timestamp})
+
+    listed = [(c, v2_flavor(c)) for c in report.flavors]
+    docs[V2_LIST] = _json(dict(head, flavors=[body for _, body in listed]))
+    for wanted in (True, False):
+        docs[V2_LIST_GPU % str(wanted).lower()] = _json(dict(
+            head, flavors=[body for c, body in listed
+                           if bool(c.gpu) == wanted]))
+    for capacity in report.flavors:
+        docs[V2_FLAVOR % capacity.flavor.id] = _json(dict(
+            head, flavor=v2_flavor(capacity, with_hosts=True)))
+    docs[V2_NAMES] = _json({c.flavor.name: c.flavor.id
+                            for c in report.flavors})
+    docs[METRICS] = metrics(report)
+
+    pointer = {'timestamp': timestamp,
+               'legacy_timestamp': old_timestamp,
+               'source': report.source,
+               'flavor_count': len(report.flavors),
+               'api_calls': report.api_calls}
+    return docs, pointer

@@ -1,0 +1,68 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""flavor-exporter-all: the API and the worker in one process.
+
+For small deployments and the demo; with [cache] backend = memory no
+memcached is needed, since both halves share the process.
+"""
+
+import sys
+
+from oslo_log import log
+from oslo_service import service
+
+from flavor_exporter.api import server
+from flavor_exporter.common import config
+from flavor_exporter.worker import service as worker_service
+
+LOG = log.getLogger(__name__)
+
+
+def main(argv=None):
+    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    conf = config.CONF
+    launcher = service.ServiceLauncher(conf, restart_method='mutate')
+    # One launch_service call per service would fork one process each;
+    # Services in one wrapper keep them in the same process.
+    launcher.launch_service(OneProcess(conf))
+    return launcher.wait()
+
+
+class OneProcess(service.Service):
+    """Starts the worker and the API side by side in this process."""
+
+    def __init__(self, conf):
+        super().__init__()
+        self._parts = [worker_service.WorkerService(conf),
+                       server.ApiService(conf)]
+
+    def start(self):
+        super().start()
+        for part in self._parts:
+            part.start()
+
+    def stop(self, graceful=False):
+        for part in reversed(self._parts):
+            part.stop(graceful)
+        super().stop(graceful)
+
+    def wait(self):
+        for part in self._parts:
+            part.wait()
+        super().wait()
+
+
+if __name__ == '__main__':
+    sys.exit(main())

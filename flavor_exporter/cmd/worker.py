@@ -1,0 +1,55 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""flavor-exporter-worker: refresh the cache periodically, or once."""
+
+import sys
+
+from oslo_config import cfg
+from oslo_log import log
+from oslo_service import service
+
+from flavor_exporter.common import config
+from flavor_exporter.common import store
+from flavor_exporter.worker import refresh
+from flavor_exporter.worker import service as worker_service
+
+LOG = log.getLogger(__name__)
+
+CLI_OPTS = [
+    cfg.BoolOpt('run-once', default=False,
+                help='Refresh once, then exit: 0 when new data was '
+                     'published, 1 otherwise.'),
+]
+
+
+def main(argv=None):
+    config.CONF.register_cli_opts(CLI_OPTS)
+    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    conf = config.CONF
+    if conf.run_once:
+        refresher = refresh.Refresher(conf,
+                                      store.DocumentStore.from_conf(conf))
+        if refresher.refresh():
+            return 0
+        sys.stderr.write('flavor-exporter-worker: the refresh failed; see '
+                         'the log above. Nothing was published.\n')
+        return 1
+    launcher = service.ServiceLauncher(conf, restart_method='mutate')
+    launcher.launch_service(worker_service.WorkerService(conf))
+    return launcher.wait()
+
+
+if __name__ == '__main__':
+    sys.exit(main())

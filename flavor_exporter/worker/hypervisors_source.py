@@ -1,0 +1,137 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The legacy capacity source: os-hypervisors plus GPU host aggregates.
+
+This is what the predecessor service read, with its bugs fixed: ratios and
+reservations are configurable, hosts are matched by their compute service
+host (not by the first label of the hypervisor name), and disabled or down
+hosts are left out. It needs compute microversion 2.87, the last one whose
+os-hypervisors carries resource figures.
+"""
+
+import math
+
+from oslo_log import log
+
+from flavor_exporter.capacity import model
+from flavor_exporter.capacity import request
+from flavor_exporter.worker import nova
+
+LOG = log.getLogger(__name__)
+
+HYPERVISOR_MICROVERSION = '2.87'
+
+
+class HypervisorsSource:
+    name = 'hypervisors'
+
+    def __init__(self, conf):
+        self._conf = conf
+
+    def _root_provider(self, hypervisor):
+        """Placement-style inventories from Nova's resource tracker view."""
+        options = self._conf.capacity
+        vcpus = int(hypervisor['vcpus'])
+        memory_mb = int(hypervisor['memory_mb'])
+        local_gb = int(hypervisor['local_gb'])
+        reserved_mb = options.reserved_host_memory_mb
+        reserved_gb = math.ceil(options.reserved_host_disk_mb / 1024)
+        inventories = {
+            'VCPU': model.Inventory(
+                total=vcpus, reserved=options.reserved_host_cpus,
+                max_unit=vcpus,
+                allocation_ratio=options.cpu_allocation_ratio),
+            'MEMORY_MB': model.Inventory(
+                total=memory_mb, reserved=reserved_mb, max_unit=memory_mb,
+                allocation_ratio=options.ram_allocation_ratio),
+            'DISK_GB': model.Inventory(
+                total=local_gb, reserved=reserved_gb, max_unit=local_gb,
+                allocation_ratio=options.disk_allocation_ratio),
+        }
+        # Nova's used figures include the host reservation; Placement's
+        # usages do not.
+        usages = {
+            'VCPU': int(hypervisor['vcpus_used']),
+            'MEMORY_MB': max(0, int(hypervisor['memory_mb_used'])
+                             - reserved_mb),
+            'DISK_GB': max(0, int(hypervisor['local_gb_used'])
+                           - reserved_gb),
+        }
+        return model.Provider(uuid=str(hypervisor['id']),
+                              name=hypervisor['hypervisor_hostname'],
+                              inventories={rc: inv for rc, inv
+                                           in inventories.items()
+                                           if inv.total > 0},
+                              usages=usages)
+
+    def collect(self, client):
+        problems = []
+        calls_before = client.call_count
+        aliases = request.parse_aliases(self._conf.pci.alias)
+        flavors = nova.list_flavors(client, problems)
+        hypervisors = client.get_all('compute', '/os-hypervisors/detail',
+                                     'hypervisors', HYPERVISOR_MICROVERSION)
+        aggregates = nova.list_aggregates(client)
+        usage = {}
+        if any('gpu' in agg.metadata for agg, _ in aggregates):
+            usage = nova.gpu_usage_by_host(client, aliases, problems)
+        pools = nova.gpu_pools_by_host(aggregates, problems, usage)
+
+        hosts = []
+        for hypervisor in hypervisors:
+            service_host = (hypervisor.get('service') or {}).get('host')
+            label = hypervisor.get('hypervisor_hostname') or service_host
+            try:
+                provider = self._root_provider(hypervisor)
+            except (KeyError, TypeError, ValueError) as exc:
+                problems.append('hypervisor %s: no usable resource figures '
+                                '(%s), skipped' % (label, exc))
+                continue
+            if not service_host:
+                problems.append('hypervisor %s: no compute service host, '
+                                'skipped' % label)
+                continue
+            hosts.append(model.Host(
+                name=service_host,
+                node=hypervisor['hypervisor_hostname'],
+                enabled=hypervisor.get('status') == 'enabled',
+                up=hypervisor.get('state') == 'up',
+                providers=[provider],
+                gpu_pools=pools.get(service_host, [])))
+
+        # One service host may run several nodes (Ironic): aggregates and
+        # services name the service host, so every node of it inherits.
+        service_hosts = {host.name for host in hosts}
+        member_of = {}
+        for aggregate, members in aggregates:
+            for member in members:
+                if member not in service_hosts:
+                    problems.append('aggregate %s: host %s has no '
+                                    'hypervisor, skipped'
+                                    % (aggregate.name, member))
+                    continue
+                member_of.setdefault(member, []).append(aggregate)
+        default_zone = self._conf.capacity.default_availability_zone
+        for host in hosts:
+            host.aggregates = member_of.get(host.name, [])
+            host.availability_zone = nova.availability_zone_of(
+                host.aggregates, default_zone)
+
+        for line in problems:
+            LOG.warning('%s', line)
+        return model.Snapshot(source=self.name, flavors=flavors,
+                              hosts=sorted(hosts, key=lambda h: h.node),
+                              problems=problems,
+                              api_calls=client.call_count - calls_before)

@@ -1,0 +1,171 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""What both capacity sources read from Nova: flavors, services, aggregates.
+
+Each reader turns Nova's JSON into model objects and reports malformed
+items as problems (a line naming the item) instead of failing the refresh.
+"""
+
+from oslo_log import log
+
+from flavor_exporter.capacity import model
+from flavor_exporter.capacity import request
+
+LOG = log.getLogger(__name__)
+
+# 2.75: flavors/detail carries extra_specs and an integer swap (earlier
+# microversions answer "" for no swap).
+FLAVOR_MICROVERSION = '2.75'
+# 2.53: services and hypervisors are identified by UUID, forced_down shown.
+SERVICE_MICROVERSION = '2.53'
+# 2.47: servers embed their flavor, extra specs included.
+SERVER_MICROVERSION = '2.47'
+# 2.41: aggregates carry their UUID (Placement knows them by it).
+AGGREGATE_MICROVERSION = '2.41'
+
+
+def _int(value, default=0):
+    if value in (None, ''):
+        return default
+    return int(value)
+
+
+def parse_flavor(body):
+    """A model.Flavor from one item of GET /flavors/detail."""
+    return model.Flavor(
+        id=str(body['id']),
+        name=body['name'],
+        vcpus=_int(body.get('vcpus')),
+        ram=_int(body.get('ram')),
+        disk=_int(body.get('disk')),
+        ephemeral=_int(body.get('OS-FLV-EXT-DATA:ephemeral')),
+        swap=_int(body.get('swap')),
+        is_public=bool(body.get('os-flavor-access:is_public', True)),
+        disabled=bool(body.get('OS-FLV-DISABLED:disabled', False)),
+        extra_specs=dict(body.get('extra_specs') or {}),
+        description=body.get('description'))
+
+
+def list_flavors(client, problems):
+    """Every flavor, public and private, with its extra specs."""
+    flavors = []
+    items = client.get_all('compute', '/flavors/detail', 'flavors',
+                           FLAVOR_MICROVERSION, {'is_public': 'None'})
+    for body in items:
+        try:
+            flavors.append(parse_flavor(body))
+        except (KeyError, TypeError, ValueError) as exc:
+            problems.append('flavor %s: unreadable (%s), skipped'
+                            % (body.get('name') or body.get('id'), exc))
+    return flavors
+
+
+def list_compute_services(client):
+    """{service host: (enabled, up)} of every nova-compute service."""
+    body = client.get('compute', '/os-services', SERVICE_MICROVERSION,
+                      {'binary': 'nova-compute'})
+    services = {}
+    for service in body.get('services', []):
+        up = service.get('state') == 'up' and not service.get('forced_down')
+        enabled = service.get('status') == 'enabled'
+        services[service['host']] = (enabled, up)
+    return services
+
+
+def list_aggregates(client):
+    """[(model.Aggregate, [service host, ...])] of every host aggregate."""
+    body = client.get('compute', '/os-aggregates', AGGREGATE_MICROVERSION)
+    return [(model.Aggregate(name=agg.get('name') or str(agg.get('id')),
+                             metadata=dict(agg.get('metadata') or {}),
+                             uuid=agg.get('uuid')),
+             list(agg.get('hosts') or []))
+            for agg in body.get('aggregates', [])]
+
+
+def _truthy(value):
+    return str(value).strip().lower() in ('true', '1', 'yes', 'on')
+
+
+def gpu_pools_by_host(aggregates, problems, used_by_host=None):
+    """{service host: [model.GpuPool]} from GPU host aggregates.
+
+    An aggregate is a GPU aggregate when its metadata says gpu=True; its
+    gpu_count GPUs of gpu_type are on every one of its hosts. used_by_host
+    ({host: {gpu_type: n}}) fills in usage where the source knows it.
+    """
+    used_by_host = used_by_host or {}
+    pools = {}
+    for aggregate, hosts in aggregates:
+        metadata = aggregate.metadata
+        if 'gpu' not in metadata or not _truthy(metadata['gpu']):
+            continue
+        gpu_type = (metadata.get('gpu_type') or '').strip()
+        try:
+            count = int(metadata.get('gpu_count'))
+            if count < 0 or not gpu_type:
+                raise ValueError
+        except (TypeError, ValueError):
+            problems.append(
+                'aggregate %s: gpu_count=%r gpu_type=%r is not a GPU '
+                'count and type, aggregate skipped'
+                % (aggregate.name, metadata.get('gpu_count'),
+                   metadata.get('gpu_type')))
+            continue
+        for host in hosts:
+            used = used_by_host.get(host, {}).get(gpu_type, 0)
+            pools.setdefault(host, {})[gpu_type] = model.GpuPool(
+                gpu_type=gpu_type, count=count, used=used)
+    return {host: list(by_type.values()) for host, by_type in pools.items()}
+
+
+def availability_zone_of(aggregates_of_host, default_zone):
+    for aggregate in aggregates_of_host:
+        zone = aggregate.metadata.get('availability_zone')
+        if zone:
+            return zone
+    return default_zone
+
+
+def gpu_usage_by_host(client, aliases, problems):
+    """{service host: {alias name: devices}} used by servers' flavors.
+
+    Needed wherever GPUs are only known from aggregates: Placement then has
+    no PCI usage, so the servers' flavors are the record of who holds one.
+    """
+    usage = {}
+    servers = client.get_all('compute', '/servers/detail', 'servers',
+                             SERVER_MICROVERSION, {'all_tenants': 1})
+    for server in servers:
+        host = server.get('OS-EXT-SRV-ATTR:host')
+        embedded = server.get('flavor') or {}
+        specs = embedded.get('extra_specs') or {}
+        if not host or 'pci_passthrough:alias' not in specs:
+            continue
+        flavor = model.Flavor(id=server['id'],
+                              name=embedded.get('original_name', '?'),
+                              vcpus=_int(embedded.get('vcpus')),
+                              ram=_int(embedded.get('ram')),
+                              disk=_int(embedded.get('disk')),
+                              extra_specs=specs)
+        try:
+            demands = request.build_request(flavor, aliases).pci
+        except request.InvalidExtraSpec as exc:
+            problems.append('server %s: %s; its GPUs are not counted'
+                            % (server['id'], exc))
+            continue
+        by_alias = usage.setdefault(host, {})
+        for demand in demands:
+            by_alias[demand.alias] = (by_alias.get(demand.alias, 0)
+                                      + demand.count)
+    return usage

@@ -1,0 +1,147 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""One refresh: collect a snapshot, compute, render, publish, record.
+
+A refresh publishes a complete new generation or nothing: any failure
+leaves the previous generation in place and is recorded in the status
+entry that the API exposes.
+"""
+
+import datetime
+import time
+
+from oslo_log import log
+
+from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import render
+from flavor_exporter.capacity import request
+from flavor_exporter.common import cache
+from flavor_exporter.common import openstack
+from flavor_exporter.worker import hypervisors_source
+
+LOG = log.getLogger(__name__)
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def engine_options(conf):
+    """Engine options from CONF; ValueError on a bad [pci] alias."""
+    return engine.Options(
+        aliases=request.parse_aliases(conf.pci.alias),
+        skip_patterns=tuple(conf.capacity.skip_flavor_patterns),
+        aggregate_instance_extra_specs=(
+            conf.capacity.aggregate_instance_extra_specs))
+
+
+def make_source(conf, client):
+    """The configured capacity source; auto prefers Placement."""
+    from flavor_exporter.worker import placement_source
+    wanted = conf.capacity.source
+    if wanted == 'auto':
+        wanted = ('placement' if placement_source.placement_available(client)
+                  else 'hypervisors')
+        LOG.info('Capacity source: %s', wanted)
+    if wanted == 'placement':
+        return placement_source.PlacementSource(conf)
+    return hypervisors_source.HypervisorsSource(conf)
+
+
+class Refresher:
+    """Refreshes the published capacity data; safe to call repeatedly."""
+
+    def __init__(self, conf, store=None, client=None):
+        self._conf = conf
+        self._store = store
+        self._client = client
+        self._source = None
+        self._options = engine_options(conf)
+        self._last_documents = None
+        self._status = {'last_attempt_at': None, 'last_success_at': None,
+                        'last_error': None, 'duration_seconds': None,
+                        'api_calls': None, 'consecutive_failures': 0}
+
+    def compute(self):
+        """Collect and compute once; the Report. Raises on failure."""
+        if self._client is None:
+            self._client = openstack.CloudClient.from_conf(self._conf)
+        if self._source is None:
+            self._source = make_source(self._conf, self._client)
+        snapshot = self._source.collect(self._client)
+        return engine.compute(snapshot, self._options)
+
+    def refresh(self):
+        """Refresh once; True when a new generation was published."""
+        started = time.monotonic()
+        self._status['last_attempt_at'] = render.iso_timestamp(_now())
+        try:
+            report = self.compute()
+            documents, pointer = render.documents(report)
+            pointer['duration_seconds'] = round(
+                time.monotonic() - started, 3)
+            self._store.publish(documents, pointer)
+        except Exception as exc:
+            # The boundary of the periodic task: whatever went wrong, the
+            # last good generation stays published and the worker lives on.
+            LOG.exception('Capacity refresh failed; the last good data '
+                          'stays published')
+            self._record(started, error='%s: %s'
+                         % (type(exc).__name__, exc))
+            return False
+        self._last_documents = (documents, pointer)
+        self._record(started, api_calls=report.api_calls)
+        LOG.info('Published capacity of %d flavors from %s in %.2fs '
+                 '(%d API calls, %d problems)', len(report.flavors),
+                 report.source, time.monotonic() - started,
+                 report.api_calls, len(report.problems))
+        return True
+
+    def _record(self, started, error=None, api_calls=None):
+        status = self._status
+        status['duration_seconds'] = round(time.monotonic() - started, 3)
+        status['api_calls'] = api_calls
+        if error:
+            status['last_error'] = {'at': status['last_attempt_at'],
+                                    'message': error}
+            status['consecutive_failures'] += 1
+        else:
+            status['last_success_at'] = status['last_attempt_at']
+            status['consecutive_failures'] = 0
+        try:
+            self._store.write_status(status)
+        except cache.CacheError as exc:
+            LOG.warning('Could not record the refresh status: %s', exc)
+
+    def ensure_published(self):
+        """Publish the last good documents again if the cache lost them.
+
+        memcached forgets everything when it restarts; without this the API
+        would answer 503 until the next refresh, up to refresh_interval.
+        """
+        if self._last_documents is None:
+            return False
+        try:
+            if self._store.current() is not None:
+                return False
+            documents, pointer = self._last_documents
+            self._store.publish(documents, pointer)
+            self._store.write_status(self._status)
+        except cache.CacheError as exc:
+            LOG.debug('Cache still unavailable: %s', exc)
+            return False
+        LOG.warning('The cache had lost the published data; published the '
+                    'last good generation again')
+        return True
