@@ -106,7 +106,7 @@ _MEMORY = MemoryBackend()
 
 
 def backend_from_conf(conf):
-    options = conf.cache
+    options = conf.document_cache
     if options.backend == 'memory':
         return _MEMORY
     return MemcachedBackend(options.memcache_servers,

@@ -52,8 +52,8 @@ class DocumentStore:
 
     @classmethod
     def from_conf(cls, conf):
-        return cls(cache.backend_from_conf(conf), conf.cache.key_prefix,
-                   conf.cache.expiration_time)
+        return cls(cache.backend_from_conf(conf), conf.document_cache.key_prefix,
+                   conf.document_cache.expiration_time)
 
     def _key(self, name):
         safe = urllib.parse.quote(name, safe='/:=.-_')

@@ -13,9 +13,12 @@
 #    under the License.
 from oslo_config import cfg
 
+# Not "[cache]": that group belongs to oslo.cache, which keystonemiddleware
+# registers on the same CONF with options of the same names.
 cache_group = cfg.OptGroup(
-    'cache', title='Cache options',
-    help='Where the worker publishes the rendered documents for the API.')
+    'document_cache', title='Document cache options',
+    help='Where the worker publishes the rendered documents that the API '
+         'serves.')
 
 opts = [
     cfg.StrOpt('backend', default='memcached',

@@ -56,13 +56,20 @@ def register_opts(conf):
     ks_loading.register_auth_conf_options(conf, GROUP)
 
 
+def _auth_opts():
+    # Document the two plugins operators use most; options they share
+    # (auth_url, ...) are listed once.
+    found = {}
+    for plugin in ('password', 'v3applicationcredential'):
+        for opt in ks_loading.get_auth_plugin_conf_options(plugin):
+            found.setdefault(opt.dest, opt)
+    return list(found.values())
+
+
 def list_opts():
     return {
-        openstack_group: (
-            opts
-            + ks_loading.get_session_conf_options()
-            + ks_loading.get_auth_common_conf_options()
-            + ks_loading.get_auth_plugin_conf_options('password')
-            + ks_loading.get_auth_plugin_conf_options('v3applicationcredential')
-        ),
+        openstack_group: (opts
+                          + ks_loading.get_session_conf_options()
+                          + ks_loading.get_auth_common_conf_options()
+                          + _auth_opts()),
     }

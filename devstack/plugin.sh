@@ -1,0 +1,95 @@
+#!/bin/bash
+# devstack plugin for flavor-exporter: installs it, configures it against
+# the devstack cloud (keystone auth, memcached) and runs the API and the
+# worker as systemd units.
+
+XTRACE=$(set +o | grep xtrace)
+set -o xtrace
+
+function install_flavor_exporter {
+    install_package memcached
+    setup_develop "$FLAVOR_EXPORTER_DIR"
+}
+
+function configure_flavor_exporter {
+    sudo install -d -o "$STACK_USER" "$FLAVOR_EXPORTER_CONF_DIR" \
+        "$FLAVOR_EXPORTER_AUTH_CACHE_DIR"
+    rm -f "$FLAVOR_EXPORTER_CONF"
+
+    iniset "$FLAVOR_EXPORTER_CONF" DEFAULT debug "$ENABLE_DEBUG_LOG_LEVEL"
+    iniset "$FLAVOR_EXPORTER_CONF" DEFAULT auth_strategy keystone
+    iniset "$FLAVOR_EXPORTER_CONF" api host_ip "$FLAVOR_EXPORTER_SERVICE_HOST"
+    iniset "$FLAVOR_EXPORTER_CONF" api port "$FLAVOR_EXPORTER_SERVICE_PORT"
+    iniset "$FLAVOR_EXPORTER_CONF" worker refresh_interval \
+        "$FLAVOR_EXPORTER_REFRESH_INTERVAL"
+    iniset "$FLAVOR_EXPORTER_CONF" document_cache memcache_servers \
+        "$SERVICE_HOST:11211"
+
+    # The worker reads the whole cloud: it needs an admin identity.
+    iniset "$FLAVOR_EXPORTER_CONF" openstack auth_type password
+    iniset "$FLAVOR_EXPORTER_CONF" openstack auth_url "$KEYSTONE_SERVICE_URI"
+    iniset "$FLAVOR_EXPORTER_CONF" openstack username admin
+    iniset "$FLAVOR_EXPORTER_CONF" openstack password "$ADMIN_PASSWORD"
+    iniset "$FLAVOR_EXPORTER_CONF" openstack project_name admin
+    iniset "$FLAVOR_EXPORTER_CONF" openstack user_domain_id default
+    iniset "$FLAVOR_EXPORTER_CONF" openstack project_domain_id default
+    iniset "$FLAVOR_EXPORTER_CONF" openstack region_name "$REGION_NAME"
+
+    local alias
+    while read -r alias; do
+        if [[ -n "$alias" ]]; then
+            iniadd "$FLAVOR_EXPORTER_CONF" pci alias "$alias"
+        fi
+    done <<< "$FLAVOR_EXPORTER_PCI_ALIASES"
+
+    configure_keystone_authtoken_middleware "$FLAVOR_EXPORTER_CONF" \
+        flavor-exporter
+}
+
+function create_flavor_exporter_accounts {
+    create_service_user "flavor-exporter"
+}
+
+function start_flavor_exporter {
+    local bin
+    bin=$(get_python_exec_prefix)
+    run_process flavor-exporter-worker \
+        "$bin/flavor-exporter-worker --config-file $FLAVOR_EXPORTER_CONF"
+    run_process flavor-exporter-api \
+        "$bin/flavor-exporter-api --config-file $FLAVOR_EXPORTER_CONF"
+}
+
+function stop_flavor_exporter {
+    local serv
+    for serv in flavor-exporter-api flavor-exporter-worker; do
+        stop_process "$serv"
+    done
+}
+
+function cleanup_flavor_exporter {
+    sudo rm -rf "$FLAVOR_EXPORTER_CONF_DIR" "$FLAVOR_EXPORTER_AUTH_CACHE_DIR"
+}
+
+if is_service_enabled flavor-exporter-api flavor-exporter-worker; then
+    if [[ "$1" == "stack" && "$2" == "install" ]]; then
+        echo_summary "Installing flavor-exporter"
+        install_flavor_exporter
+    elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
+        echo_summary "Configuring flavor-exporter"
+        create_flavor_exporter_accounts
+        configure_flavor_exporter
+    elif [[ "$1" == "stack" && "$2" == "extra" ]]; then
+        echo_summary "Starting flavor-exporter"
+        start_flavor_exporter
+    fi
+
+    if [[ "$1" == "unstack" ]]; then
+        stop_flavor_exporter
+    fi
+
+    if [[ "$1" == "clean" ]]; then
+        cleanup_flavor_exporter
+    fi
+fi
+
+$XTRACE
