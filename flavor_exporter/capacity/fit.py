@@ -69,7 +69,7 @@ def _units(request, host, empty):
     frees = {p.uuid: _free(p, empty) for p in providers}
     units = []
     numbered = [g for g in request.groups if g.suffix]
-    isolate = request.group_policy == 'isolate'
+    isolate = request.group_policy == 'isolate' and len(numbered) > 1
     for group in request.groups:
         resources = {rc: n for rc, n in group.resources.items() if n > 0}
         if not resources:
@@ -80,9 +80,9 @@ def _units(request, host, empty):
             candidates = [(p.uuid, frees[p.uuid]) for p in usable
                           if _serves(p, resources)
                           and group.required_traits <= p.traits]
-            units.append(_Unit('+'.join(sorted(resources)), resources,
-                               candidates,
-                               isolate=isolate and len(numbered) > 1))
+            _add_numbered(units, _Unit('+'.join(sorted(resources)),
+                                       resources, candidates,
+                                       isolate=isolate))
             continue
         # Unnumbered: each class from any one provider; required traits
         # are met by the providers that take part.
@@ -95,14 +95,26 @@ def _units(request, host, empty):
                           if _serves(p, {rc: amount})]
             units.append(_Unit(rc, {rc: amount}, candidates))
     for demand in request.pci:
-        unit = _pci_unit(demand, host, providers, frees)
+        unit = _pci_unit(demand, host, providers, frees, empty)
         if unit is None:
             return None
         units.append(unit)
     return units
 
 
-def _pci_unit(demand, host, providers, frees):
+def _add_numbered(units, unit):
+    """Identical numbered groups become copies of one unit."""
+    for other in units:
+        if (other.isolate == unit.isolate
+                and other.resources == unit.resources
+                and [k for k, _ in other.candidates]
+                == [k for k, _ in unit.candidates]):
+            other.copies += 1
+            return
+    units.append(unit)
+
+
+def _pci_unit(demand, host, providers, frees, empty):
     """Devices of one alias: Placement children, else a GPU aggregate."""
     rc = demand.resource_class
     if rc and any(rc in p.inventories for p in providers):
@@ -113,8 +125,9 @@ def _pci_unit(demand, host, providers, frees):
         return _Unit(rc, {rc: 1}, candidates, copies=demand.count)
     for pool in host.gpu_pools:
         if pool.gpu_type == demand.alias:
+            free = pool.count if empty else pool.count - pool.used
             return _Unit(GPU_POOL, {GPU_POOL: demand.count},
-                         [(GPU_POOL, {GPU_POOL: pool.count - pool.used})])
+                         [(GPU_POOL, {GPU_POOL: free})])
     return None
 
 
@@ -147,19 +160,20 @@ def _independent(units):
 def _place_one(units):
     """Take one instance's resources greedily; False if it does not fit."""
     taken = []
+    isolated = set()  # providers holding this instance's isolated groups
     for unit in units:
-        used_here = set()
         for _ in range(unit.copies):
             choices = [(key, free) for key, free in unit.candidates
                        if _slots(free, unit.resources) > 0
-                       and not (unit.isolate and key in used_here)]
+                       and not (unit.isolate and key in isolated)]
             if not choices:
                 for free, rc, amount in taken:
                     free[rc] += amount
                 return False
             key, free = max(choices,
                             key=lambda c: _slots(c[1], unit.resources))
-            used_here.add(key)
+            if unit.isolate:
+                isolated.add(key)
             for rc, amount in unit.resources.items():
                 free[rc] -= amount
                 taken.append((free, rc, amount))

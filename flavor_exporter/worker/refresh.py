@@ -63,11 +63,11 @@ def make_source(conf, client):
 class Refresher:
     """Refreshes the published capacity data; safe to call repeatedly."""
 
-    def __init__(self, conf, store=None, client=None):
+    def __init__(self, conf, store=None, client=None, source=None):
         self._conf = conf
         self._store = store
         self._client = client
-        self._source = None
+        self._source = source
         self._options = engine_options(conf)
         self._last_documents = None
         self._status = {'last_attempt_at': None, 'last_success_at': None,

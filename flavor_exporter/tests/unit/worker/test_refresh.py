@@ -1,0 +1,132 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import json
+
+from flavor_exporter.capacity import model
+from flavor_exporter.capacity import render
+from flavor_exporter.common import cache
+from flavor_exporter.common import openstack
+from flavor_exporter.common import store
+from flavor_exporter.tests import base
+from flavor_exporter.worker import refresh
+
+
+def snapshot():
+    root = model.Provider('n1', 'n1', inventories={
+        'VCPU': model.Inventory(8, max_unit=8, allocation_ratio=4.0),
+        'MEMORY_MB': model.Inventory(16384, reserved=512),
+        'DISK_GB': model.Inventory(100)})
+    hosts = [model.Host('c1', 'c1.example.org', availability_zone='nova',
+                        providers=[root])]
+    flavors = [model.Flavor('f1', 'small', vcpus=2, ram=2048, disk=10),
+               model.Flavor('f2', 'bad', vcpus=1, ram=1, disk=1,
+                            extra_specs={'hw:cpu_policy': 'sometimes'})]
+    return model.Snapshot('placement', flavors, hosts, api_calls=7)
+
+
+class FakeSource:
+    """Collects canned snapshots, or raises what it is told to."""
+
+    def __init__(self):
+        self.error = None
+        self.calls = 0
+
+    def collect(self, client):
+        self.calls += 1
+        if self.error:
+            raise self.error
+        return snapshot()
+
+
+class TestRefresher(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.backend = cache.MemoryBackend()
+        self.store = store.DocumentStore(self.backend, 'test', 600)
+        self.source = FakeSource()
+        self.refresher = refresh.Refresher(self.conf, self.store,
+                                           client=object(),
+                                           source=self.source)
+
+    def v2_list(self):
+        pointer = self.store.current()
+        return json.loads(self.store.document(pointer['generation'],
+                                              render.V2_LIST))
+
+    def test_success_publishes_and_records(self):
+        self.assertTrue(self.refresher.refresh())
+        flavors = {f['name']: f for f in self.v2_list()['flavors']}
+        # 8 * 4 / 2 = 16 VCPU-wise, (16384 - 512) // 2048 = 7 RAM-wise.
+        self.assertEqual(7, flavors['small']['total'])
+        self.assertEqual('MEMORY_MB', flavors['small']['limited_by'])
+        # A malformed extra spec is reported, not fatal.
+        self.assertIsNone(flavors['bad']['total'])
+        self.assertIn('hw:cpu_policy', flavors['bad']['error'])
+        status = self.store.status()
+        self.assertEqual(0, status['consecutive_failures'])
+        self.assertEqual(7, status['api_calls'])
+        self.assertIsNotNone(status['last_success_at'])
+        self.assertEqual(7, self.store.current()['api_calls'])
+
+    def test_failure_keeps_last_good_generation(self):
+        self.assertTrue(self.refresher.refresh())
+        good = self.store.current()
+        for error in (openstack.CloudError('compute GET /x answered 500'),
+                      TimeoutError('read timed out'),
+                      KeyError('id')):
+            self.source.error = error
+            self.assertFalse(self.refresher.refresh())
+            self.assertEqual(good, self.store.current())
+        status = self.store.status()
+        self.assertEqual(3, status['consecutive_failures'])
+        self.assertIn('KeyError', status['last_error']['message'])
+        self.source.error = None
+        self.assertTrue(self.refresher.refresh())
+        self.assertEqual(0, self.store.status()['consecutive_failures'])
+        self.assertNotEqual(good['generation'],
+                            self.store.current()['generation'])
+
+    def test_cache_failure_does_not_raise(self):
+        broken = store.DocumentStore(BrokenBackend(), 'test', 600)
+        refresher = refresh.Refresher(self.conf, broken, client=object(),
+                                      source=self.source)
+        self.assertFalse(refresher.refresh())
+
+    def test_lost_cache_is_refilled_with_last_good_data(self):
+        self.assertFalse(self.refresher.ensure_published())
+        self.assertTrue(self.refresher.refresh())
+        before = self.store.current()
+        self.assertFalse(self.refresher.ensure_published())
+        self.backend._items.clear()  # what a memcached restart does
+        self.assertTrue(self.refresher.ensure_published())
+        after = self.store.current()
+        self.assertEqual(before['timestamp'], after['timestamp'])
+        self.assertEqual(1, self.source.calls)
+        self.assertEqual(2, len(self.v2_list()['flavors']))
+
+    def test_bad_alias_config_is_a_clear_error(self):
+        self.flags(group='pci', alias=['{"name": '])
+        self.assertRaises(ValueError, refresh.Refresher, self.conf,
+                          self.store)
+
+
+class BrokenBackend(cache.MemoryBackend):
+
+    def get(self, key):
+        raise cache.CacheError('memcached is gone')
+
+    def set_many(self, values, ttl):
+        raise cache.CacheError('memcached is gone')
