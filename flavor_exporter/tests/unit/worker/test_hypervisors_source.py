@@ -1,0 +1,219 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The legacy source on the predecessor's own example cloud.
+
+The figures are those of the predecessor's published test data: hosts
+host1 (general purpose), host3 and host4 (aggregate "GPU V100",
+gpu_count=2), one V100 medium server on host3. Its tests expected V100
+medium 4 total / 3 available, V100 large 4/3, 2xV100 large 2/1.
+"""
+
+import copy
+
+from flavor_exporter.capacity import engine
+from flavor_exporter.common import openstack
+from flavor_exporter.tests import base
+from flavor_exporter.worker import hypervisors_source
+from flavor_exporter.worker import refresh
+
+MEDIUM = 'a54ed137-04fe-463f-a2b0-666079d1b2ba'
+LARGE = '4e6428f5-a0ec-4450-8f38-112236f056da'
+LARGE2 = '9a8a5bfc-001e-469b-a787-ddbbc2ea8483'
+
+
+def flavor(fid, name, vcpus, ram, disk=50, swap=1024, specs=None,
+           disabled=False, public=True):
+    return {'id': fid, 'name': name, 'vcpus': vcpus, 'ram': ram,
+            'disk': disk, 'swap': swap, 'OS-FLV-EXT-DATA:ephemeral': 0,
+            'OS-FLV-DISABLED:disabled': disabled,
+            'os-flavor-access:is_public': public,
+            'extra_specs': specs or {}}
+
+
+def hypervisor(hid, node, host, vcpus_used, memory_used, disk_used,
+               state='up', status='enabled'):
+    # Nova's memory_mb_used includes the 512 MB host reservation.
+    return {'id': hid, 'hypervisor_hostname': node, 'state': state,
+            'status': status, 'vcpus': 28, 'vcpus_used': vcpus_used,
+            'memory_mb': 385534, 'memory_mb_used': memory_used + 512,
+            'local_gb': 7392, 'local_gb_used': disk_used,
+            'service': {'host': host, 'id': 's-' + hid}}
+
+
+CLOUD = {
+    '/flavors/detail': {'flavors': [
+        flavor('161dac45', 'de.NBI medium', 14, 32768),
+        flavor('299eeca6', 'de.NBI small', 8, 16384),
+        flavor(LARGE, 'de.NBI GPU V100 large', 28, 131072,
+               specs={'pci_passthrough:alias': 'V100:1'}),
+        flavor(LARGE2, 'de.NBI 2 GPU V100 large', 28, 262144,
+               specs={'pci_passthrough:alias': 'V100:2'}),
+        flavor(MEDIUM, 'de.NBI GPU V100 medium', 14, 65535,
+               specs={'pci_passthrough:alias': 'V100:1'}),
+        flavor('dead0001', 'de.NBI GPU V100 DEPRECATED', 14, 65535,
+               specs={'pci_passthrough:alias': 'V100:1'}),
+        flavor('dead0002', 'de.NBI GPU V100 disabled', 14, 65535,
+               specs={'pci_passthrough:alias': 'V100:1'}, disabled=True),
+    ]},
+    '/os-hypervisors/detail': {'hypervisors': [
+        hypervisor('h1', 'host1.denbi.de', 'host1', 28, 65536, 50),
+        hypervisor('h3', 'host3.denbi.de', 'host3', 28, 65536, 2051),
+        hypervisor('h4', 'host4.denbi.de', 'host4', 28, 0, 0),
+    ]},
+    '/os-aggregates': {'aggregates': [
+        {'name': 'General Purpose', 'hosts': ['host1'],
+         'metadata': {'availability_zone': 'default', 'cores': '28'}},
+        {'name': 'GPU V100', 'hosts': ['host3', 'host4'],
+         'metadata': {'availability_zone': 'default', 'gpu': 'True',
+                      'gpu_count': '2', 'gpu_type': 'V100'}},
+    ]},
+    '/servers/detail': {'servers': [
+        {'id': 'vm1', 'OS-EXT-SRV-ATTR:host': 'host1',
+         'flavor': {'vcpus': 28, 'ram': 65536, 'disk': 50,
+                    'original_name': 'de.NBI large', 'extra_specs': {}}},
+        {'id': 'vm2', 'OS-EXT-SRV-ATTR:host': 'host3',
+         'flavor': {'vcpus': 28, 'ram': 65536, 'disk': 50,
+                    'original_name': 'de.NBI GPU V100 medium',
+                    'extra_specs': {'pci_passthrough:alias': 'V100:1'}}},
+    ]},
+}
+
+
+class CannedClient:
+    """Answers GETs from canned bodies; records what was asked."""
+
+    def __init__(self, bodies):
+        self.bodies = bodies
+        self.requests = []
+        self.call_count = 0
+
+    def get(self, service, path, microversion=None, params=None):
+        self.call_count += 1
+        self.requests.append((service, path, microversion, params))
+        if isinstance(self.bodies.get(path), Exception):
+            raise self.bodies[path]
+        return copy.deepcopy(self.bodies[path])
+
+    def get_all(self, service, path, key, microversion=None, params=None):
+        return self.get(service, path, microversion, params)[key]
+
+
+class TestPredecessorExample(base.TestCase):
+
+    def report(self, bodies=CLOUD):
+        client = CannedClient(bodies)
+        source = hypervisors_source.HypervisorsSource(self.conf)
+        snapshot = source.collect(client)
+        return (engine.compute(snapshot, refresh.engine_options(self.conf)),
+                client)
+
+    def numbers(self, report):
+        return {c.flavor.id: (c.total, c.available) for c in report.flavors}
+
+    def test_published_example_numbers(self):
+        numbers = self.numbers(self.report()[0])
+        self.assertEqual((4, 3), numbers[MEDIUM])
+        self.assertEqual((4, 3), numbers[LARGE])
+        self.assertEqual((2, 1), numbers[LARGE2])
+
+    def test_disabled_and_deprecated_flavors_excluded(self):
+        numbers = self.numbers(self.report()[0])
+        self.assertNotIn('dead0001', numbers)
+        self.assertNotIn('dead0002', numbers)
+
+    def test_non_gpu_flavors_count_every_host(self):
+        numbers = self.numbers(self.report()[0])
+        # 14 vCPU: 112 / 14 = 8 per host by CPU, 385022 // 32768 = 11 by
+        # RAM: 8 per empty host; now (112 - 28) // 14 = 6 per host.
+        self.assertEqual((24, 18), numbers['161dac45'])
+
+    def test_microversions_and_pagination_params(self):
+        _, client = self.report()
+        asked = {path: (mv, params) for _, path, mv, params
+                 in client.requests}
+        self.assertEqual('2.87', asked['/os-hypervisors/detail'][0])
+        self.assertEqual({'is_public': 'None'},
+                         asked['/flavors/detail'][1])
+        self.assertEqual({'all_tenants': 1}, asked['/servers/detail'][1])
+
+    def test_ratios_and_reservations_are_configurable(self):
+        self.flags(group='capacity', cpu_allocation_ratio=1.0,
+                   reserved_host_memory_mb=0)
+        numbers = self.numbers(self.report()[0])
+        # 28 vCPUs at ratio 1: 2 mediums per host, one host3 slot taken
+        # by 28 used vCPUs -> host3 and host4 both full on CPU now.
+        self.assertEqual((4, 0), numbers[MEDIUM])
+
+    def test_zero_disk_flavor(self):
+        bodies = copy.deepcopy(CLOUD)
+        bodies['/flavors/detail']['flavors'].append(
+            flavor('zero', 'no disk', 1, 1024, disk=0, swap=0))
+        numbers = self.numbers(self.report(bodies)[0])
+        # RAM-bound: (385534 - 512) // 1024 = 376 per host.
+        self.assertEqual(3 * 112, numbers['zero'][0])
+
+    def test_fqdn_nodes_match_short_aggregate_hosts(self):
+        report, _ = self.report()
+        medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
+        self.assertEqual(['host3', 'host4'],
+                         sorted(h.host for h in medium.hosts))
+        self.assertEqual('host3.denbi.de', medium.hosts[0].node)
+
+    def test_disabled_and_down_hosts_excluded(self):
+        bodies = copy.deepcopy(CLOUD)
+        hypervisors = bodies['/os-hypervisors/detail']['hypervisors']
+        hypervisors[1]['status'] = 'disabled'
+        hypervisors[2]['state'] = 'down'
+        report, _ = self.report(bodies)
+        medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
+        self.assertEqual((0, 0), (medium.total, medium.available))
+        self.assertEqual({'compute service disabled': 1,
+                          'compute service down': 1,
+                          'does not fit': 1}, medium.excluded)
+
+    def test_malformed_data_is_reported_not_fatal(self):
+        bodies = copy.deepcopy(CLOUD)
+        bodies['/os-aggregates']['aggregates'].append(
+            {'name': 'GPU broken', 'hosts': ['host1'],
+             'metadata': {'gpu': 'True', 'gpu_count': 'two',
+                          'gpu_type': 'A100'}})
+        bodies['/os-aggregates']['aggregates'].append(
+            {'name': 'Ghosts', 'hosts': ['host9'], 'metadata': {}})
+        bodies['/flavors/detail']['flavors'].append(
+            flavor('noalias', 'GPU no count', 14, 1024,
+                   specs={'pci_passthrough:alias': 'V100'}))
+        report, _ = self.report(bodies)
+        problems = '\n'.join(report.problems)
+        self.assertIn('GPU broken', problems)
+        self.assertIn('host9', problems)
+        bad = [c for c in report.flavors if c.flavor.id == 'noalias'][0]
+        self.assertIn('pci_passthrough:alias', bad.error)
+        self.assertEqual((4, 3), self.numbers(report)[MEDIUM])
+
+    def test_multiple_aliases_in_one_flavor(self):
+        bodies = copy.deepcopy(CLOUD)
+        bodies['/flavors/detail']['flavors'].append(
+            flavor('multi', 'V100 and A100', 14, 1024,
+                   specs={'pci_passthrough:alias': 'V100:1, A100:1'}))
+        report, _ = self.report(bodies)
+        multi = [c for c in report.flavors if c.flavor.id == 'multi'][0]
+        self.assertIsNone(multi.error)
+        # No host has both GPU types.
+        self.assertEqual((0, 0), (multi.total, multi.available))
+
+    def test_cloud_error_propagates(self):
+        bodies = dict(CLOUD)
+        bodies['/os-hypervisors/detail'] = openstack.CloudError('500')
+        self.assertRaises(openstack.CloudError, self.report, bodies)
