@@ -57,7 +57,8 @@ class Provider:
     uuid: str
     name: str
     parent_uuid: str | None = None
-    inventories: dict = dataclasses.field(default_factory=dict)  # rc -> Inventory
+    # resource class -> Inventory
+    inventories: dict = dataclasses.field(default_factory=dict)
     usages: dict = dataclasses.field(default_factory=dict)  # rc -> int
     traits: frozenset = frozenset()
     generation: int | None = None

@@ -52,8 +52,9 @@ class DocumentStore:
 
     @classmethod
     def from_conf(cls, conf):
-        return cls(cache.backend_from_conf(conf), conf.document_cache.key_prefix,
-                   conf.document_cache.expiration_time)
+        options = conf.document_cache
+        return cls(cache.backend_from_conf(conf), options.key_prefix,
+                   options.expiration_time)
 
     def _key(self, name):
         safe = urllib.parse.quote(name, safe='/:=.-_')

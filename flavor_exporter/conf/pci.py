@@ -21,8 +21,8 @@ pci_group = cfg.OptGroup(
 opts = [
     cfg.MultiStrOpt('alias',
                     default=[],
-                    help='''A PCI alias, in the JSON form nova.conf's [pci] alias
-takes; repeat the option for several aliases. Keys: name (required),
+                    help='''A PCI alias, in the JSON form of nova.conf's [pci]
+alias; repeat the option for several aliases. Keys: name (required),
 vendor_id, product_id, device_type, numa_policy, resource_class, traits.
 Copy the values from nova.conf. Example::
 
