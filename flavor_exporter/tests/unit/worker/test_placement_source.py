@@ -1,0 +1,897 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The Placement source against a canned cloud.
+
+FakeCloud keeps the state of a small cloud and answers every GET the source
+makes with documents shaped like Placement 1.14 and Nova 2.53/2.75/2.41/
+2.47 answer them (see the api-ref samples); FakeClient stands in for
+CloudClient and records every call, so that call counts are exact.
+"""
+
+import copy
+import json
+import os
+import uuid as uuid_mod
+
+from flavor_exporter.capacity import model
+from flavor_exporter.common import openstack
+from flavor_exporter.tests import base
+from flavor_exporter.worker import placement_source
+
+PAYLOADS = os.path.join(os.path.dirname(__file__), 'payloads')
+
+GPU_ALIAS = ('{"name": "V100", "vendor_id": "10de", "product_id": "1db4",'
+             ' "device_type": "type-PCI"}')
+
+
+def _uuid(label):
+    """A stable UUID per label, so that failures name the same ids."""
+    return str(uuid_mod.uuid5(uuid_mod.NAMESPACE_URL, label))
+
+
+def _inventory(total, reserved=0, max_unit=None, ratio=1.0, min_unit=1,
+               step_size=1):
+    return {'allocation_ratio': ratio, 'max_unit': max_unit or total,
+            'min_unit': min_unit, 'reserved': reserved,
+            'step_size': step_size, 'total': total}
+
+
+class FakeCloud:
+    """State of a small cloud and the JSON its APIs answer with."""
+
+    def __init__(self):
+        self.providers = {}  # uuid -> dict
+        self.hypervisors = []
+        self.services = []
+        self.aggregates = []
+        self.flavors = []
+        self.servers = []
+        self.failing = set()  # paths answered with an error
+
+    # ----------------------------------------------------------- building
+
+    def add_provider(self, name, parent=None, inventories=None, usages=None,
+                     traits=(), generation=1, uuid=None):
+        uuid = uuid or _uuid('rp-' + name)
+        root = self.providers[parent]['root'] if parent else uuid
+        self.providers[uuid] = {
+            'name': name, 'uuid': uuid, 'parent': parent, 'root': root,
+            'generation': generation,
+            'inventories': copy.deepcopy(inventories or {}),
+            'usages': dict(usages or {}), 'traits': list(traits)}
+        return uuid
+
+    def add_compute(self, node, service_host=None, vcpus=64,
+                    memory_mb=257000, disk_gb=1800, usages=None,
+                    traits=('COMPUTE_NODE', 'HW_CPU_X86_AVX2'),
+                    status='enabled', state='up', forced_down=False,
+                    with_service=True):
+        """A compute node: hypervisor, service and root provider."""
+        service_host = service_host or node
+        uuid = self.add_provider(
+            node,
+            inventories={
+                'VCPU': _inventory(vcpus, ratio=4.0),
+                'MEMORY_MB': _inventory(memory_mb, reserved=512),
+                'DISK_GB': _inventory(disk_gb)},
+            usages=usages or {'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
+            traits=traits)
+        self.hypervisors.append(self._hypervisor(
+            uuid, node, service_host, status, state))
+        if with_service and not any(s['host'] == service_host
+                                    for s in self.services):
+            self.services.append({
+                'binary': 'nova-compute', 'disabled_reason': None,
+                'forced_down': forced_down, 'host': service_host,
+                'id': _uuid('service-' + service_host), 'state': state,
+                'status': status, 'updated_at': '2026-11-29T17:00:00.000000',
+                'zone': 'nova'})
+        return uuid
+
+    @staticmethod
+    def _hypervisor(uuid, node, service_host, status, state):
+        # GET /os-hypervisors/detail at 2.53 (api-ref sample).
+        return {
+            'cpu_info': {'arch': 'x86_64', 'model': 'Nehalem',
+                         'vendor': 'Intel', 'features': ['pge', 'clflush'],
+                         'topology': {'cores': 1, 'threads': 1,
+                                      'sockets': 4}},
+            'current_workload': 0, 'state': state, 'status': status,
+            'disk_available_least': 0, 'host_ip': '192.0.2.10',
+            'free_disk_gb': 1028, 'free_ram_mb': 7680,
+            'hypervisor_hostname': node, 'hypervisor_type': 'fake',
+            'hypervisor_version': 1000, 'id': uuid, 'local_gb': 1028,
+            'local_gb_used': 0, 'memory_mb': 8192, 'memory_mb_used': 512,
+            'running_vms': 0,
+            'service': {'host': service_host,
+                        'id': _uuid('service-' + service_host),
+                        'disabled_reason': None},
+            'vcpus': 2, 'vcpus_used': 0}
+
+    def add_vgpu_child(self, root, address, total=16, used=0):
+        """A physical GPU of a libvirt compute, as Nova reports VGPUs."""
+        node = self.providers[root]['name']
+        return self.add_provider(
+            '%s_pci_%s' % (node, address.replace(':', '_').replace('.', '_')),
+            parent=root, inventories={'VGPU': _inventory(total)},
+            usages={'VGPU': used},
+            traits=['CUSTOM_NVIDIA_11'])
+
+    def add_pci_child(self, root, address, used=0,
+                      rc='CUSTOM_PCI_10DE_1DB4'):
+        """A PCI device reported to Placement ([pci] report_in_placement)."""
+        node = self.providers[root]['name']
+        return self.add_provider(
+            '%s_%s' % (node, address), parent=root,
+            inventories={rc: _inventory(1)}, usages={rc: used},
+            traits=['COMPUTE_MANAGED_PCI_DEVICE'])
+
+    def add_aggregate(self, name, hosts, metadata=None):
+        agg_id = len(self.aggregates) + 1
+        metadata = dict(metadata or {})
+        self.aggregates.append({
+            'availability_zone': metadata.get('availability_zone'),
+            'created_at': '2026-11-29T17:00:00.000000', 'deleted': False,
+            'deleted_at': None, 'hosts': list(hosts), 'id': agg_id,
+            'metadata': metadata, 'name': name, 'updated_at': None,
+            'uuid': _uuid('agg-' + name)})
+
+    def add_flavor(self, name, vcpus=1, ram=512, disk=1, extra_specs=None):
+        flavor_id = str(len(self.flavors) + 1)
+        self.flavors.append({
+            'OS-FLV-DISABLED:disabled': False, 'disk': disk,
+            'OS-FLV-EXT-DATA:ephemeral': 0, 'id': flavor_id,
+            'links': [{'href': 'http://nova/v2.1/flavors/' + flavor_id,
+                       'rel': 'self'}],
+            'name': name, 'os-flavor-access:is_public': True, 'ram': ram,
+            'swap': 0, 'vcpus': vcpus, 'rxtx_factor': 1.0,
+            'description': None, 'extra_specs': dict(extra_specs or {})})
+
+    def add_server(self, host, node, flavor_name, extra_specs=None):
+        # GET /servers/detail at 2.47: the flavor is embedded.
+        server_id = _uuid('server-%d' % len(self.servers))
+        self.servers.append({
+            'id': server_id, 'name': 'vm%d' % len(self.servers),
+            'status': 'ACTIVE', 'OS-EXT-SRV-ATTR:host': host,
+            'OS-EXT-SRV-ATTR:hypervisor_hostname': node,
+            'OS-EXT-AZ:availability_zone': 'nova',
+            'flavor': {'original_name': flavor_name, 'vcpus': 8,
+                       'ram': 16384, 'disk': 40, 'ephemeral': 0, 'swap': 0,
+                       'extra_specs': dict(extra_specs or {})}})
+
+    def bump(self, uuid):
+        self.providers[uuid]['generation'] += 1
+
+    def remove_provider(self, uuid):
+        del self.providers[uuid]
+
+    # ---------------------------------------------------------- answering
+
+    def answer(self, service, path, params):
+        if path in self.failing:
+            raise openstack.CloudError('%s GET %s answered 503' % (
+                service, path))
+        if service == 'placement':
+            return self._placement(path)
+        return self._compute(path, params)
+
+    def _placement(self, path):
+        parts = path.strip('/').split('/')
+        if parts == ['resource_providers']:
+            return {'resource_providers': [
+                {'generation': rp['generation'], 'uuid': rp['uuid'],
+                 'name': rp['name'],
+                 'parent_provider_uuid': rp['parent'],
+                 'root_provider_uuid': rp['root'],
+                 'links': [{'href': '/resource_providers/' + rp['uuid'],
+                            'rel': 'self'}]}
+                for rp in self.providers.values()]}
+        rp = self.providers.get(parts[1]) if len(parts) == 3 else None
+        if rp is None:
+            raise openstack.CloudError('placement GET %s answered 404'
+                                       % path)
+        body = {'resource_provider_generation': rp['generation']}
+        body[parts[2]] = copy.deepcopy(rp[parts[2]])
+        return body
+
+    def _compute(self, path, params):
+        if path == '/os-hypervisors/detail':
+            return {'hypervisors': self.hypervisors}
+        if path == '/flavors/detail':
+            assert params.get('is_public') == 'None', params
+            return {'flavors': self.flavors}
+        if path == '/os-services':
+            return {'services': self.services}
+        if path == '/os-aggregates':
+            return {'aggregates': self.aggregates}
+        if path == '/servers/detail':
+            assert params.get('all_tenants'), params
+            return {'servers': self.servers}
+        raise openstack.CloudError('compute GET %s answered 404' % path)
+
+
+class FakeClient:
+    """CloudClient's interface over a FakeCloud, recording every call."""
+
+    def __init__(self, cloud, services=('compute', 'placement')):
+        self.cloud = cloud
+        self.services = services
+        self.calls = []
+
+    @property
+    def call_count(self):
+        return len(self.calls)
+
+    def has_service(self, service_type):
+        return service_type in self.services
+
+    def get(self, service, path, microversion=None, params=None):
+        self.calls.append((service, path, microversion))
+        return copy.deepcopy(self.cloud.answer(service, path, params or {}))
+
+    def get_all(self, service, path, key, microversion=None, params=None):
+        # One page: the canned lists are shorter than a page.
+        return self.get(service, path, microversion, params)[key]
+
+    def map(self, function, items):
+        return [function(item) for item in items]
+
+    def paths(self, start=0):
+        return [path for _, path, _ in self.calls[start:]]
+
+
+class PlacementSourceTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.cloud = FakeCloud()
+        self.client = FakeClient(self.cloud)
+        self.source = placement_source.PlacementSource(self.conf)
+
+    def collect(self):
+        start = self.client.call_count
+        snapshot = self.source.collect(self.client)
+        self.assertEqual(self.client.call_count - start, snapshot.api_calls)
+        return snapshot
+
+    @staticmethod
+    def host(snapshot, node):
+        for host in snapshot.hosts:
+            if host.node == node:
+                return host
+        raise AssertionError('no host %s in %s'
+                             % (node, [h.node for h in snapshot.hosts]))
+
+
+class TestTrees(PlacementSourceTestCase):
+    """Roots become hosts; VGPU and PCI children follow their root."""
+
+    def setUp(self):
+        super().setUp()
+        cloud = self.cloud
+        self.gpu = cloud.add_compute(
+            'gpu1.example.org', service_host='gpu1',
+            usages={'VCPU': 8, 'MEMORY_MB': 16384, 'DISK_GB': 40})
+        self.vgpu_a = cloud.add_vgpu_child(self.gpu, '0000:81:00.0', used=4)
+        self.vgpu_b = cloud.add_vgpu_child(self.gpu, '0000:82:00.0')
+        self.pci = cloud.add_compute('pci1')
+        self.dev_a = cloud.add_pci_child(self.pci, '0000:3b:00.0', used=1)
+        self.dev_b = cloud.add_pci_child(self.pci, '0000:3c:00.0')
+        cloud.add_flavor('m1.small')
+        cloud.add_flavor('g1.v100', vcpus=8, ram=16384, disk=40,
+                         extra_specs={'pci_passthrough:alias': 'V100:1'})
+
+    def test_hosts_and_providers(self):
+        snapshot = self.collect()
+        self.assertEqual('placement', snapshot.source)
+        self.assertEqual([], snapshot.problems)
+        self.assertEqual(['gpu1.example.org', 'pci1'],
+                         [h.node for h in snapshot.hosts])
+        gpu = self.host(snapshot, 'gpu1.example.org')
+        self.assertEqual('gpu1', gpu.name)
+        self.assertTrue(gpu.enabled)
+        self.assertTrue(gpu.up)
+        self.assertEqual('nova', gpu.availability_zone)
+        self.assertEqual([self.gpu, self.vgpu_a, self.vgpu_b],
+                         [p.uuid for p in gpu.providers])
+        root, child, _ = gpu.providers
+        self.assertIsNone(root.parent_uuid)
+        self.assertEqual(self.gpu, child.parent_uuid)
+        self.assertEqual(
+            model.Inventory(total=64, reserved=0, min_unit=1, max_unit=64,
+                            step_size=1, allocation_ratio=4.0),
+            root.inventories['VCPU'])
+        self.assertEqual(
+            model.Inventory(total=257000, reserved=512, max_unit=257000),
+            root.inventories['MEMORY_MB'])
+        self.assertEqual(256, root.inventories['VCPU'].capacity)
+        self.assertEqual({'VCPU': 8, 'MEMORY_MB': 16384, 'DISK_GB': 40},
+                         root.usages)
+        self.assertEqual(frozenset({'COMPUTE_NODE', 'HW_CPU_X86_AVX2'}),
+                         root.traits)
+        self.assertEqual(1, root.generation)
+        self.assertEqual({'VGPU': model.Inventory(total=16, max_unit=16)},
+                         child.inventories)
+        self.assertEqual({'VGPU': 4}, child.usages)
+        self.assertEqual(frozenset({'CUSTOM_NVIDIA_11'}), child.traits)
+
+        pci = self.host(snapshot, 'pci1')
+        self.assertEqual([self.pci, self.dev_a, self.dev_b],
+                         [p.uuid for p in pci.providers])
+        device = pci.providers[1]
+        self.assertEqual('pci1_0000:3b:00.0', device.name)
+        self.assertEqual({'CUSTOM_PCI_10DE_1DB4': 1}, device.usages)
+        self.assertEqual(frozenset({'COMPUTE_MANAGED_PCI_DEVICE'}),
+                         device.traits)
+        self.assertEqual(
+            ['m1.small', 'g1.v100'], [f.name for f in snapshot.flavors])
+        self.assertEqual({'pci_passthrough:alias': 'V100:1'},
+                         snapshot.flavors[1].extra_specs)
+
+    def test_first_collect_calls(self):
+        snapshot = self.collect()
+        # 1 provider list + 3 per provider (6 providers) + hypervisors,
+        # flavors, services, aggregates; no servers (no GPU aggregate).
+        self.assertEqual(1 + 3 * 6 + 4, snapshot.api_calls)
+        paths = self.client.paths()
+        self.assertEqual('/resource_providers', paths[0])
+        for uuid in (self.gpu, self.vgpu_a, self.vgpu_b, self.pci,
+                     self.dev_a, self.dev_b):
+            for what in ('inventories', 'usages', 'traits'):
+                self.assertEqual(
+                    1, paths.count('/resource_providers/%s/%s'
+                                   % (uuid, what)))
+        self.assertNotIn('/servers/detail', paths)
+
+    def test_microversions(self):
+        self.collect()
+        versions = {(service, path.split('/')[1]): microversion
+                    for service, path, microversion in self.client.calls}
+        self.assertEqual('1.14', versions['placement', 'resource_providers'])
+        self.assertEqual('2.53', versions['compute', 'os-hypervisors'])
+        self.assertEqual({'1.14'}, {mv for service, _, mv
+                                    in self.client.calls
+                                    if service == 'placement'})
+
+    def test_second_collect_reuses_unchanged_providers(self):
+        first = self.collect()
+        start = self.client.call_count
+        second = self.collect()
+        # Inventories and traits are not read again; usages are (see
+        # test_usage_drop_without_generation_change).
+        self.assertEqual(1 + 6 + 4, second.api_calls)
+        paths = self.client.paths(start)
+        self.assertFalse([p for p in paths
+                          if p.endswith(('/inventories', '/traits'))])
+        self.assertEqual(6, len([p for p in paths
+                                 if p.endswith('/usages')]))
+        self.assertEqual(
+            [[(p.uuid, p.inventories, p.usages, p.traits, p.generation)
+              for p in h.providers] for h in first.hosts],
+            [[(p.uuid, p.inventories, p.usages, p.traits, p.generation)
+              for p in h.providers] for h in second.hosts])
+        self.assertEqual({'api_calls': 11, 'providers': 6,
+                          'providers_fetched': 0, 'providers_reused': 6,
+                          'usages_read': 6}, self.source.last_stats)
+
+    def test_generation_change_reads_that_provider_only(self):
+        self.collect()
+        rp = self.cloud.providers[self.vgpu_b]
+        rp['inventories']['VGPU'] = _inventory(8)
+        rp['traits'].append('CUSTOM_NVIDIA_12')
+        self.cloud.bump(self.vgpu_b)
+        start = self.client.call_count
+        snapshot = self.collect()
+        self.assertEqual(1 + 3 + 5 + 4, snapshot.api_calls)
+        reread = {p for p in self.client.paths(start)
+                  if p.endswith(('/inventories', '/traits'))}
+        self.assertEqual({'/resource_providers/%s/inventories' % self.vgpu_b,
+                          '/resource_providers/%s/traits' % self.vgpu_b},
+                         reread)
+        child = self.host(snapshot, 'gpu1.example.org').providers[2]
+        self.assertEqual(8, child.inventories['VGPU'].total)
+        self.assertEqual(frozenset({'CUSTOM_NVIDIA_11', 'CUSTOM_NVIDIA_12'}),
+                         child.traits)
+        self.assertEqual(2, child.generation)
+
+    def test_usage_drop_without_generation_change(self):
+        # Nova deletes a server's allocations with DELETE /allocations/{id}
+        # ([DEFAULT] reclaim_instance_interval = 0) and Placement does not
+        # increment the provider generation then.
+        self.collect()
+        self.cloud.providers[self.vgpu_a]['usages'] = {'VGPU': 0}
+        self.cloud.providers[self.gpu]['usages'] = {
+            'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0}
+        snapshot = self.collect()
+        gpu = self.host(snapshot, 'gpu1.example.org')
+        self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
+                         gpu.providers[0].usages)
+        self.assertEqual({'VGPU': 0}, gpu.providers[1].usages)
+
+    def test_cache_usages_trusts_the_generation(self):
+        source = placement_source.PlacementSource(self.conf,
+                                                  cache_usages=True)
+        source.collect(self.client)
+        self.cloud.providers[self.vgpu_a]['usages'] = {'VGPU': 0}
+        second = source.collect(self.client)
+        # Provider list and the four Nova calls only.
+        self.assertEqual(5, second.api_calls)
+        # The price: a usage change without a generation change is missed.
+        self.assertEqual(
+            {'VGPU': 4},
+            self.host(second, 'gpu1.example.org').providers[1].usages)
+        self.cloud.bump(self.vgpu_a)
+        third = source.collect(self.client)
+        self.assertEqual(5 + 3, third.api_calls)
+        self.assertEqual(
+            {'VGPU': 0},
+            self.host(third, 'gpu1.example.org').providers[1].usages)
+
+    def test_calls_do_not_grow_with_flavors(self):
+        first = self.collect().api_calls
+        for i in range(500):
+            self.cloud.add_flavor('extra%d' % i)
+        other = placement_source.PlacementSource(self.conf)
+        snapshot = other.collect(self.client)
+        self.assertEqual(502, len(snapshot.flavors))
+        self.assertEqual(first, snapshot.api_calls)
+
+    def test_disappeared_provider(self):
+        self.collect()
+        self.cloud.remove_provider(self.dev_b)
+        snapshot = self.collect()
+        self.assertEqual([self.pci, self.dev_a],
+                         [p.uuid for p in self.host(snapshot,
+                                                    'pci1').providers])
+        self.assertEqual([], snapshot.problems)
+        # Forgotten, not just hidden: back with its old generation, it is
+        # read in full again.
+        self.cloud.add_pci_child(self.pci, '0000:3c:00.0')
+        start = self.client.call_count
+        self.collect()
+        self.assertEqual(
+            ['/resource_providers/%s/%s' % (self.dev_b, what)
+             for what in ('inventories', 'traits', 'usages')],
+            [p for p in self.client.paths(start) if self.dev_b in p])
+
+    def test_disappeared_host(self):
+        self.collect()
+        for uuid in (self.dev_a, self.dev_b, self.pci):
+            self.cloud.remove_provider(uuid)
+        self.cloud.hypervisors = [h for h in self.cloud.hypervisors
+                                  if h['id'] != self.pci]
+        self.cloud.services = [s for s in self.cloud.services
+                               if s['host'] != 'pci1']
+        snapshot = self.collect()
+        self.assertEqual(['gpu1.example.org'],
+                         [h.node for h in snapshot.hosts])
+        self.assertEqual([], snapshot.problems)
+        self.assertEqual(1 + 3 + 4, snapshot.api_calls)
+
+    def test_new_host_read_in_full(self):
+        self.collect()
+        new = self.cloud.add_compute('new1')
+        start = self.client.call_count
+        snapshot = self.collect()
+        self.assertEqual(1 + 6 + 3 + 4, snapshot.api_calls)
+        self.assertEqual(3, len([p for p in self.client.paths(start)
+                                 if new in p]))
+        self.assertEqual(3, len(snapshot.hosts))
+
+
+class TestScale(PlacementSourceTestCase):
+    """Exact calls per refresh on N single-provider hosts."""
+
+    def test_n_hosts(self):
+        hosts = 10
+        for i in range(hosts):
+            self.cloud.add_compute('cn%02d' % i)
+            self.cloud.add_flavor('f%d' % i)
+        self.assertEqual(3 * hosts + 5, self.collect().api_calls)
+        self.assertEqual(hosts + 5, self.collect().api_calls)
+        cached = placement_source.PlacementSource(self.conf,
+                                                  cache_usages=True)
+        self.assertEqual(3 * hosts + 5,
+                         cached.collect(self.client).api_calls)
+        self.assertEqual(5, cached.collect(self.client).api_calls)
+
+
+class TestHostState(PlacementSourceTestCase):
+
+    def test_disabled_trait(self):
+        self.cloud.add_compute(
+            'cn1', traits=['COMPUTE_NODE', 'COMPUTE_STATUS_DISABLED'])
+        self.cloud.add_compute('cn2')
+        snapshot = self.collect()
+        self.assertFalse(self.host(snapshot, 'cn1').enabled)
+        self.assertTrue(self.host(snapshot, 'cn1').up)
+        self.assertTrue(self.host(snapshot, 'cn2').enabled)
+
+    def test_service_state(self):
+        self.cloud.add_compute('disabled', status='disabled')
+        self.cloud.add_compute('down', state='down')
+        self.cloud.add_compute('forced', forced_down=True)
+        snapshot = self.collect()
+        self.assertEqual(
+            [('disabled', False, True), ('down', True, False),
+             ('forced', True, False)],
+            [(h.node, h.enabled, h.up) for h in snapshot.hosts])
+
+    def test_service_missing_from_os_services(self):
+        # The hypervisor carries the state of the same service.
+        self.cloud.add_compute('cn1', state='down', with_service=False)
+        host = self.collect().hosts[0]
+        self.assertEqual((True, False), (host.enabled, host.up))
+
+    def test_node_and_service_host_differ(self):
+        self.cloud.add_compute('cn1.example.org', service_host='cn1')
+        self.cloud.add_aggregate('az1', ['cn1'],
+                                 {'availability_zone': 'az1'})
+        snapshot = self.collect()
+        host = snapshot.hosts[0]
+        self.assertEqual(('cn1', 'cn1.example.org', 'az1'),
+                         (host.name, host.node, host.availability_zone))
+        self.assertEqual([], snapshot.problems)
+
+    def test_ironic_nodes_share_a_service_host(self):
+        for node in ('node-a', 'node-b'):
+            self.cloud.add_compute(node, service_host='ironic1')
+        self.cloud.add_aggregate('baremetal', ['ironic1'],
+                                 {'baremetal': 'true'})
+        snapshot = self.collect()
+        self.assertEqual(
+            [('ironic1', 'node-a', ['baremetal']),
+             ('ironic1', 'node-b', ['baremetal'])],
+            [(h.name, h.node, [a.name for a in h.aggregates])
+             for h in snapshot.hosts])
+
+    def test_availability_zones(self):
+        self.flags(group='capacity', default_availability_zone='zone0')
+        for node in ('cn1', 'cn2', 'cn3'):
+            self.cloud.add_compute(node)
+        self.cloud.add_aggregate('ssd', ['cn1', 'cn2'], {'ssd': 'true'})
+        self.cloud.add_aggregate('az-east', ['cn2', 'cn3'],
+                                 {'availability_zone': 'east'})
+        snapshot = self.collect()
+        self.assertEqual(
+            [('cn1', 'zone0', ['ssd']), ('cn2', 'east', ['ssd', 'az-east']),
+             ('cn3', 'east', ['az-east'])],
+            [(h.node, h.availability_zone, [a.name for a in h.aggregates])
+             for h in snapshot.hosts])
+        self.assertEqual({'ssd': 'true'},
+                         snapshot.hosts[0].aggregates[0].metadata)
+        self.assertEqual(_uuid('agg-ssd'),
+                         snapshot.hosts[0].aggregates[0].uuid)
+
+
+class TestProblems(PlacementSourceTestCase):
+    """Whatever cannot be used is skipped and named, never raised."""
+
+    def setUp(self):
+        super().setUp()
+        self.cn1 = self.cloud.add_compute('cn1')
+
+    def test_root_provider_without_hypervisor(self):
+        shared = self.cloud.add_provider(
+            'shared-storage', inventories={'DISK_GB': _inventory(10000)},
+            traits=['MISC_SHARES_VIA_AGGREGATE'])
+        stale = self.cloud.add_provider(
+            'deleted-node', inventories={'VCPU': _inventory(8)})
+        self.cloud.add_vgpu_child(stale, '0000:81:00.0')
+        snapshot = self.collect()
+        self.assertEqual(['cn1'], [h.node for h in snapshot.hosts])
+        self.assertEqual(2, len(snapshot.problems))
+        self.assertIn('shared-storage (%s): root provider with no '
+                      'hypervisor' % shared, snapshot.problems[0]
+                      + snapshot.problems[1])
+        self.assertIn('deleted-node (%s): root provider with no '
+                      'hypervisor' % stale, snapshot.problems[0]
+                      + snapshot.problems[1])
+        self.assertIn('tree of 2 provider(s) skipped',
+                      ' '.join(snapshot.problems))
+        # Not read at all: they cost no calls.
+        self.assertEqual(1 + 3 + 4, snapshot.api_calls)
+
+    def test_hypervisor_without_provider(self):
+        ghost = _uuid('ghost')
+        self.cloud.hypervisors.append(self.cloud._hypervisor(
+            ghost, 'ghost.example.org', 'ghost', 'enabled', 'up'))
+        snapshot = self.collect()
+        self.assertEqual(['cn1'], [h.node for h in snapshot.hosts])
+        self.assertEqual(
+            ['hypervisor ghost.example.org (host ghost): no resource '
+             'provider %s in Placement, skipped' % ghost],
+            snapshot.problems)
+
+    def test_hypervisor_whose_provider_is_not_a_root(self):
+        child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
+        self.cloud.hypervisors.append(self.cloud._hypervisor(
+            child, 'odd', 'odd', 'enabled', 'up'))
+        snapshot = self.collect()
+        self.assertEqual(['cn1'], [h.node for h in snapshot.hosts])
+        self.assertEqual(1, len(snapshot.problems))
+        self.assertIn('is not a root provider', snapshot.problems[0])
+
+    def test_hypervisor_without_service_host(self):
+        self.cloud.hypervisors[0]['service'] = None
+        snapshot = self.collect()
+        self.assertEqual([], snapshot.hosts)
+        self.assertIn('no id, node name or compute service host',
+                      snapshot.problems[0])
+
+    def test_aggregate_host_without_hypervisor(self):
+        self.cloud.add_aggregate('gold', ['cn1', 'retired7'],
+                                 {'gold': 'true'})
+        snapshot = self.collect()
+        self.assertEqual(
+            ['aggregate gold: host retired7 has no hypervisor, skipped'],
+            snapshot.problems)
+        self.assertEqual(['gold'],
+                         [a.name for a in snapshot.hosts[0].aggregates])
+
+    def test_inventory_without_total(self):
+        child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
+        del self.cloud.providers[child]['inventories']['VGPU']['total']
+        snapshot = self.collect()
+        self.assertEqual([self.cn1],
+                         [p.uuid for p in snapshot.hosts[0].providers])
+        self.assertEqual(1, len(snapshot.problems))
+        self.assertIn(child, snapshot.problems[0])
+        self.assertIn('inventory of VGPU has no total', snapshot.problems[0])
+
+    def test_malformed_provider_is_not_read_again(self):
+        child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
+        self.cloud.providers[child]['inventories']['VGPU']['step_size'] = 0
+        first = self.collect()
+        second = self.collect()
+        self.assertEqual(first.problems, second.problems)
+        self.assertIn('VGPU step_size is 0', second.problems[0])
+        # The root's usages only: the bad child waits for a new generation.
+        self.assertEqual(1 + 1 + 4, second.api_calls)
+        self.cloud.providers[child]['inventories']['VGPU']['step_size'] = 1
+        self.cloud.bump(child)
+        third = self.collect()
+        self.assertEqual([], third.problems)
+        self.assertEqual(2, len(third.hosts[0].providers))
+
+    def test_unusable_root_skips_the_host(self):
+        self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
+        self.cloud.providers[self.cn1]['inventories']['VCPU'][
+            'allocation_ratio'] = 'four'
+        snapshot = self.collect()
+        self.assertEqual([], snapshot.hosts)
+        self.assertEqual(3, len(snapshot.problems))
+        self.assertIn("VCPU allocation_ratio is 'four'",
+                      snapshot.problems[0])
+        self.assertIn('its parent cn1 (%s) was skipped' % self.cn1,
+                      snapshot.problems[1])
+        self.assertIn('hypervisor cn1 (host cn1): its root provider is '
+                      'unusable, skipped', snapshot.problems[2])
+
+    def test_child_of_unusable_child_goes_with_it(self):
+        child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
+        grandchild = self.cloud.add_provider(
+            'cn1_grandchild', parent=child,
+            inventories={'CUSTOM_X': _inventory(2)})
+        self.cloud.providers[child]['traits'] = 'CUSTOM_NVIDIA_11'
+        snapshot = self.collect()
+        self.assertEqual([self.cn1],
+                         [p.uuid for p in snapshot.hosts[0].providers])
+        self.assertEqual(2, len(snapshot.problems))
+        self.assertIn('no "traits" list', snapshot.problems[0])
+        self.assertIn(grandchild, snapshot.problems[1])
+
+    def test_malformed_usages(self):
+        child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
+        self.cloud.providers[child]['usages'] = {'VGPU': -1}
+        snapshot = self.collect()
+        self.assertEqual(1, len(snapshot.hosts[0].providers))
+        self.assertIn('VGPU usage is -1', snapshot.problems[0])
+        # Usages are read again next time: once right, the child is back
+        # without its inventories being read again.
+        self.cloud.providers[child]['usages'] = {'VGPU': 2}
+        start = self.client.call_count
+        snapshot = self.collect()
+        self.assertEqual([], snapshot.problems)
+        self.assertEqual({'VGPU': 2}, snapshot.hosts[0].providers[1].usages)
+        self.assertNotIn('/resource_providers/%s/inventories' % child,
+                         self.client.paths(start))
+
+    def test_unreadable_provider_listing_entry(self):
+        body = self.cloud._placement('/resource_providers')
+        body['resource_providers'].append({'uuid': 'not-a-uuid',
+                                           'generation': 1})
+        body['resource_providers'].append({'uuid': _uuid('x'),
+                                           'generation': None})
+        self.cloud._placement = lambda path: body
+        snapshot = placement_source.PlacementSource(self.conf)._list_providers(
+            self.client, problems := [])
+        self.assertEqual([self.cn1], list(snapshot))
+        self.assertEqual(2, len(problems))
+        self.assertIn("provider uuid 'not-a-uuid'", problems[0])
+        self.assertIn('generation None', problems[1])
+
+    def test_provider_listing_without_list_is_a_cloud_error(self):
+        self.cloud._placement = lambda path: {'error': 'odd'}
+        self.assertRaises(openstack.CloudError, self.collect)
+
+    def test_cloud_error_aborts_and_keeps_the_cache(self):
+        child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
+        self.collect()
+        self.cloud.bump(child)
+        self.cloud.failing.add('/resource_providers/%s/traits' % child)
+        self.assertRaises(openstack.CloudError, self.collect)
+        self.cloud.failing.clear()
+        snapshot = self.collect()
+        self.assertEqual(1 + 1 + 3 + 4, snapshot.api_calls)
+        self.assertEqual(2, snapshot.hosts[0].providers[1].generation)
+
+    def test_failed_first_refresh_caches_nothing(self):
+        self.cloud.failing.add('/os-aggregates')
+        self.assertRaises(openstack.CloudError, self.collect)
+        self.cloud.failing.clear()
+        self.assertEqual(1 + 3 + 4, self.collect().api_calls)
+
+
+class TestGpuAggregates(PlacementSourceTestCase):
+    """GPU host aggregates for clouds that keep PCI out of Placement."""
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='pci', alias=[GPU_ALIAS])
+        self.cloud.add_compute('gpu1.example.org', service_host='gpu1')
+        self.cloud.add_compute('gpu2.example.org', service_host='gpu2')
+        self.cloud.add_compute('cpu1')
+        self.cloud.add_flavor('g1.v100', vcpus=8, ram=16384, disk=40,
+                              extra_specs={'pci_passthrough:alias':
+                                           'V100:1'})
+
+    def test_pools_with_server_usage(self):
+        self.cloud.add_aggregate('v100', ['gpu1', 'gpu2'],
+                                 {'gpu': 'True', 'gpu_count': '4',
+                                  'gpu_type': 'V100'})
+        spec = {'pci_passthrough:alias': 'V100:1'}
+        self.cloud.add_server('gpu1', 'gpu1.example.org', 'g1.v100', spec)
+        self.cloud.add_server('gpu1', 'gpu1.example.org', 'g2.v100',
+                              {'pci_passthrough:alias': 'V100:2'})
+        self.cloud.add_server('gpu2', 'gpu2.example.org', 'g1.v100', spec)
+        self.cloud.add_server('cpu1', 'cpu1', 'm1.small')
+        snapshot = self.collect()
+        self.assertEqual([], snapshot.problems)
+        self.assertEqual(
+            [('cpu1', []),
+             ('gpu1.example.org', [model.GpuPool('V100', 4, used=3)]),
+             ('gpu2.example.org', [model.GpuPool('V100', 4, used=1)])],
+            [(h.node, h.gpu_pools) for h in snapshot.hosts])
+        self.assertEqual(1, self.client.paths().count('/servers/detail'))
+        self.assertEqual(1 + 3 * 3 + 4 + 1, snapshot.api_calls)
+        # Servers are listed on every refresh: usage has no generation.
+        self.assertEqual(1 + 3 + 4 + 1, self.collect().api_calls)
+
+    def test_no_servers_call_without_gpu_aggregates(self):
+        self.cloud.add_aggregate('ssd', ['gpu1'], {'ssd': 'true'})
+        self.cloud.add_aggregate('notgpu', ['gpu2'],
+                                 {'gpu': 'False', 'gpu_count': '4',
+                                  'gpu_type': 'V100'})
+        self.cloud.add_server('gpu1', 'gpu1.example.org', 'g1.v100',
+                              {'pci_passthrough:alias': 'V100:1'})
+        snapshot = self.collect()
+        self.assertNotIn('/servers/detail', self.client.paths())
+        self.assertEqual([[], [], []],
+                         [h.gpu_pools for h in snapshot.hosts])
+
+    def test_no_servers_call_for_gpu_aggregate_of_no_known_host(self):
+        self.cloud.add_aggregate('v100', ['retired'],
+                                 {'gpu': 'True', 'gpu_count': '4',
+                                  'gpu_type': 'V100'})
+        snapshot = self.collect()
+        self.assertNotIn('/servers/detail', self.client.paths())
+        self.assertEqual(
+            ['aggregate v100: host retired has no hypervisor, skipped'],
+            snapshot.problems)
+
+    def test_malformed_gpu_aggregate(self):
+        self.cloud.add_aggregate('broken', ['gpu1'],
+                                 {'gpu': 'True', 'gpu_count': 'many',
+                                  'gpu_type': 'V100'})
+        snapshot = self.collect()
+        self.assertNotIn('/servers/detail', self.client.paths())
+        self.assertEqual(1, len(snapshot.problems))
+        self.assertIn('aggregate broken', snapshot.problems[0])
+
+    def test_malformed_gpu_aggregate_reported_once(self):
+        self.cloud.add_aggregate('v100', ['gpu1'],
+                                 {'gpu': 'True', 'gpu_count': '2',
+                                  'gpu_type': 'V100'})
+        self.cloud.add_aggregate('broken', ['gpu2'],
+                                 {'gpu': 'True', 'gpu_type': 'V100'})
+        snapshot = self.collect()
+        self.assertEqual(1, len(snapshot.problems))
+        self.assertIn('aggregate broken', snapshot.problems[0])
+        self.assertEqual([model.GpuPool('V100', 2)],
+                         self.host(snapshot, 'gpu1.example.org').gpu_pools)
+
+
+class PayloadClient(FakeClient):
+    """Answers with documents captured from Placement 16 (payloads/)."""
+
+    def __init__(self):
+        super().__init__(FakeCloud())
+        providers = self.load('placement-resource-providers.json')
+        self.root, self.child = [
+            rp['uuid'] for rp in providers['resource_providers']]
+        self.documents = {
+            '/resource_providers': providers,
+            '/os-hypervisors/detail': self.load(
+                'nova-hypervisors-detail-2.53.json')}
+        for uuid, prefix in ((self.root, ''), (self.child, 'child-')):
+            for what in ('inventories', 'usages', 'traits'):
+                self.documents['/resource_providers/%s/%s' % (uuid, what)] = (
+                    self.load('placement-%s%s.json' % (prefix, what)))
+
+    @staticmethod
+    def load(name):
+        with open(os.path.join(PAYLOADS, name)) as payload:
+            return json.load(payload)
+
+    def get(self, service, path, microversion=None, params=None):
+        if path in self.documents:
+            self.calls.append((service, path, microversion))
+            return copy.deepcopy(self.documents[path])
+        return super().get(service, path, microversion, params)
+
+
+class TestCapturedPayloads(base.TestCase):
+    """A PCI-in-Placement tree as Placement 16 really returns it."""
+
+    def test_collect(self):
+        client = PayloadClient()
+        snapshot = placement_source.PlacementSource(self.conf).collect(client)
+        self.assertEqual([], snapshot.problems)
+        self.assertEqual(1 + 3 * 2 + 4, snapshot.api_calls)
+        host = snapshot.hosts[0]
+        self.assertEqual(('compute1', 'compute1.example.org'),
+                         (host.name, host.node))
+        # The captured root carries COMPUTE_STATUS_DISABLED.
+        self.assertFalse(host.enabled)
+        root, device = host.providers
+        self.assertEqual((client.root, None, 3),
+                         (root.uuid, root.parent_uuid, root.generation))
+        self.assertEqual(
+            model.Inventory(total=1000, reserved=0, min_unit=1,
+                            max_unit=1000, step_size=1,
+                            allocation_ratio=4.0),
+            root.inventories['VCPU'])
+        self.assertEqual(512, root.inventories['MEMORY_MB'].reserved)
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10},
+                         root.usages)
+        self.assertIn('COMPUTE_NODE', root.traits)
+        self.assertEqual((client.child, client.root),
+                         (device.uuid, device.parent_uuid))
+        self.assertEqual('compute1.example.org_0000:81:00.0', device.name)
+        self.assertEqual(
+            {'CUSTOM_PCI_10DE_1DB4': model.Inventory(total=1, max_unit=1)},
+            device.inventories)
+        self.assertEqual({'CUSTOM_PCI_10DE_1DB4': 1}, device.usages)
+        self.assertEqual(frozenset({'COMPUTE_MANAGED_PCI_DEVICE'}),
+                         device.traits)
+
+
+class TestPlacementAvailable(base.TestCase):
+
+    def test_catalog(self):
+        self.assertTrue(placement_source.placement_available(
+            FakeClient(FakeCloud())))
+        self.assertFalse(placement_source.placement_available(
+            FakeClient(FakeCloud(), services=('compute',))))
