@@ -89,7 +89,9 @@ def _exclusion(host, request, options, metadata):
     return None
 
 
-def flavor_capacity(flavor, hosts, options, host_metadata, zones):
+def flavor_capacity(flavor, hosts, options, host_metadata, zones,
+                    frees=None):
+    """Capacity of one flavor; frees: {id(host): (empty, now) amounts}."""
     result = FlavorCapacity(flavor=flavor,
                             zones={zone: [0, 0] for zone in zones})
     try:
@@ -104,8 +106,9 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones):
         if why:
             result.excluded[why] = result.excluded.get(why, 0) + 1
             continue
-        total, _ = fit.fit(result.request, host, empty=True)
-        available, limit = fit.fit(result.request, host)
+        empty, now = frees[id(host)] if frees else (None, None)
+        total, _ = fit.fit(result.request, host, True, empty)
+        available, limit = fit.fit(result.request, host, False, now)
         if total == 0:
             result.excluded['does not fit'] = (
                 result.excluded.get('does not fit', 0) + 1)
@@ -138,8 +141,10 @@ def compute(snapshot, options):
         host.aggregates) for host in snapshot.hosts}
     zones = sorted({h.availability_zone for h in snapshot.hosts
                     if h.availability_zone})
+    frees = {id(h): (fit.free_amounts(h, empty=True), fit.free_amounts(h))
+             for h in snapshot.hosts}
     flavors = [flavor_capacity(f, snapshot.hosts, options, host_metadata,
-                               zones)
+                               zones, frees)
                for f in sorted(snapshot.flavors, key=lambda f: f.name)
                if not _skipped(f, patterns)]
     return Report(source=snapshot.source,

@@ -40,12 +40,12 @@ class _Unit:
     isolate: bool = False
 
 
-def _free(provider, empty):
-    free = {}
-    for rc, inventory in provider.inventories.items():
-        used = 0 if empty else provider.usages.get(rc, 0)
-        free[rc] = inventory.capacity - used
-    return free
+def free_amounts(host, empty=False):
+    """{provider uuid: {rc: free amount}}; compute once per host."""
+    return {p.uuid: {rc: inventory.capacity
+                     - (0 if empty else p.usages.get(rc, 0))
+                     for rc, inventory in p.inventories.items()}
+            for p in host.providers}
 
 
 def _serves(provider, resources):
@@ -63,10 +63,9 @@ def _traits_ok(traits, required, forbidden):
     return required <= traits and not (forbidden & traits)
 
 
-def _units(request, host, empty):
+def _units(request, host, empty, frees):
     """The demand units of request on host, or None if it cannot fit."""
     providers = host.providers
-    frees = {p.uuid: _free(p, empty) for p in providers}
     units = []
     numbered = [g for g in request.groups if g.suffix]
     isolate = request.group_policy == 'isolate' and len(numbered) > 1
@@ -180,9 +179,15 @@ def _place_one(units):
     return True
 
 
-def fit(request, host, empty=False):
-    """(instances, limiting resource class or None) of request on host."""
-    units = _units(request, host, empty)
+def fit(request, host, empty=False, frees=None):
+    """(instances, limiting resource class or None) of request on host.
+
+    frees is free_amounts(host, empty), passed by callers that fit many
+    requests on the same host; it is not modified.
+    """
+    if frees is None:
+        frees = free_amounts(host, empty)
+    units = _units(request, host, empty, frees)
     if units is None:
         return 0, None
     if not units:
@@ -191,9 +196,11 @@ def fit(request, host, empty=False):
         bounds = [(_unit_bound(u), u.label) for u in units]
         count, label = min(bounds, key=lambda b: (b[0], b[1]))
         return count, label
-    # Shared classes: place instances one at a time on copies of the free
-    # amounts, up to the loosest independent bound.
+    # Shared classes: place instances one at a time on a copy of the free
+    # amounts, up to the tightest independent bound.
     ceiling = min(_unit_bound(u) for u in units)
+    units = _units(request, host, empty,
+                   {uuid: dict(free) for uuid, free in frees.items()})
     count = 0
     while count < ceiling and _place_one(units):
         count += 1
