@@ -1,0 +1,31 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+extensions = [
+    'openstackdocstheme',
+    'oslo_config.sphinxext',
+    'oslo_config.sphinxconfiggen',
+]
+
+config_generator_config_file = (
+    '../../etc/flavor-exporter/flavor-exporter-config-generator.conf')
+sample_config_basename = '_static/flavor-exporter'
+
+openstackdocs_repo_name = 'openstack/flavor-exporter'
+openstackdocs_auto_name = False
+project = 'flavor-exporter'
+copyright = '2026, The flavor-exporter Authors'
+master_doc = 'index'
+source_suffix = '.rst'
+html_theme = 'openstackdocs'
+html_static_path = ['_static']
+pygments_style = 'native'
