@@ -13,12 +13,7 @@
 extensions = [
     'openstackdocstheme',
     'oslo_config.sphinxext',
-    'oslo_config.sphinxconfiggen',
 ]
-
-config_generator_config_file = (
-    '../../etc/flavor-exporter/flavor-exporter-config-generator.conf')
-sample_config_basename = '_static/flavor-exporter'
 
 openstackdocs_repo_name = 'openstack/flavor-exporter'
 openstackdocs_auto_name = False
