@@ -1,0 +1,52 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Authentication: keystonemiddleware, except on public routes.
+
+With ``[DEFAULT] auth_strategy = keystone`` every request needs a valid
+token, except those a monitor, a load balancer or a browser makes without
+one: the version document, the healthcheck, and the API description with
+its Swagger UI (they describe the API and hold no cloud data). The idea is
+ironic's auth_public_routes middleware.
+"""
+
+from keystonemiddleware import auth_token
+
+# Exact paths, and path prefixes.
+PUBLIC_PATHS = frozenset(['/', '/healthcheck', '/openapi.json', '/docs'])
+PUBLIC_PREFIXES = ('/docs/',)
+
+
+class PublicRoutes:
+    """Sends public paths to app as they are, the rest through auth."""
+
+    def __init__(self, app, auth_app, paths=PUBLIC_PATHS,
+                 prefixes=PUBLIC_PREFIXES):
+        self._app = app
+        self._auth_app = auth_app
+        self._paths = paths
+        self._prefixes = prefixes
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO') or '/'
+        if path in self._paths or path.startswith(self._prefixes):
+            return self._app(environ, start_response)
+        return self._auth_app(environ, start_response)
+
+
+def wrap(app, conf):
+    """app behind the authentication conf's auth_strategy selects."""
+    if conf.auth_strategy != 'keystone':
+        return app
+    return PublicRoutes(
+        app, auth_token.AuthProtocol(app, {'oslo_config_config': conf}))

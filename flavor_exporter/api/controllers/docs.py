@@ -1,0 +1,124 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""/openapi.json and /docs/: the API's description and Swagger UI.
+
+Swagger UI's files come from the swagger-ui-bundle package, so /docs/
+works on hosts without Internet access: no CDN, and the online spec
+validator Swagger UI calls by default is switched off.
+"""
+
+import importlib.resources
+import mimetypes
+import os
+
+import pecan
+import swagger_ui_bundle
+import webob
+import webob.exc
+
+from flavor_exporter.api import responses
+
+OPENAPI_CONTENT_TYPE = 'application/json'
+
+# The only files /docs/ serves, whatever the path asks for.
+_ASSETS = ('swagger-ui.css', 'swagger-ui-bundle.js',
+           'swagger-ui-standalone-preset.js', 'favicon-32x32.png',
+           'favicon-16x16.png')
+
+_INDEX = b"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>flavor-exporter API</title>
+<link rel="stylesheet" href="swagger-ui.css">
+<link rel="icon" type="image/png" href="favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="swagger-ui-bundle.js"></script>
+<script src="swagger-ui-standalone-preset.js"></script>
+<script src="initializer.js"></script>
+</body>
+</html>
+"""
+
+_INITIALIZER = b"""window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: "../openapi.json",
+    dom_id: "#swagger-ui",
+    deepLinking: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: "StandaloneLayout"
+  });
+};
+"""
+
+
+def openapi_document():
+    """The OpenAPI 3 document kept in this package, bytes."""
+    return importlib.resources.files('flavor_exporter.api').joinpath(
+        'openapi.json').read_bytes()
+
+
+class _Files:
+    """The static files of /docs/, read once."""
+
+    def __init__(self):
+        self._cache = {'': (_INDEX, 'text/html; charset=utf-8'),
+                       'initializer.js': (_INITIALIZER,
+                                          'text/javascript; charset=utf-8')}
+
+    def get(self, name):
+        if name not in self._cache:
+            if name not in _ASSETS:
+                return None
+            path = os.path.join(swagger_ui_bundle.swagger_ui_path, name)
+            with open(path, 'rb') as f:
+                content = f.read()
+            kind = mimetypes.guess_type(name)[0] or 'application/octet-stream'
+            if kind.startswith('text/') or kind.endswith('javascript'):
+                kind += '; charset=utf-8'
+            self._cache[name] = (content, kind)
+        return self._cache[name]
+
+
+class DocsController:
+
+    def __init__(self):
+        self._files = _Files()
+
+    @pecan.expose()
+    def _route(self, args, request):
+        if not args:
+            # Relative links in the page need the trailing slash.
+            return self.to_index, []
+        if len(args) == 1:
+            return self.asset, args
+        raise webob.exc.HTTPNotFound()
+
+    @pecan.expose()
+    def to_index(self):
+        return webob.Response(status=301, location='docs/',
+                              content_type=None)
+
+    @pecan.expose()
+    def asset(self, name=''):
+        # Pecan passes no argument for the empty segment of "/docs/".
+        found = self._files.get(name)
+        if found is None:
+            raise webob.exc.HTTPNotFound()
+        content, kind = found
+        return responses.body(content, content_type=kind, headers=[
+            ('Cache-Control', 'max-age=3600')])

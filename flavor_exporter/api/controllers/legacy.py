@@ -1,0 +1,62 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""/gpus/flavors: the predecessor's API, which existing portals call.
+
+The bodies are the worker's ``legacy/*`` documents, served byte for byte.
+Query strings are ignored, as the predecessor ignored them: portals add
+cache-busting parameters that must not start failing.
+"""
+
+import pecan
+import webob.exc
+
+from flavor_exporter.api.controllers import base
+from flavor_exporter.api import responses
+
+LIST = 'legacy/flavors'
+ONE = 'legacy/flavor/%s'
+UNKNOWN_FLAVOR = 'Unknown flavor id!'
+
+
+class FlavorsController(base.CollectionController):
+
+    def __init__(self, reader, retry_after):
+        self._reader = reader
+        self._retry_after = retry_after
+
+    def _answer(self, name):
+        view = responses.current_view(self._reader, self._retry_after)
+        return view, self._reader.render(view, name)
+
+    @pecan.expose()
+    def collection(self):
+        view, rendered = self._answer(LIST)
+        if rendered is None:
+            raise responses.service_unavailable(
+                'The published data has no legacy list; is the worker '
+                'older than this API?', self._retry_after)
+        return responses.document(pecan.request, rendered, view)
+
+    @pecan.expose()
+    def item(self, flavor_id):
+        view, rendered = self._answer(ONE % flavor_id)
+        if rendered is None:
+            raise webob.exc.HTTPNotFound(detail=UNKNOWN_FLAVOR)
+        return responses.document(pecan.request, rendered, view)
+
+
+class GpusController:
+
+    def __init__(self, reader, retry_after):
+        self.flavors = FlavorsController(reader, retry_after)

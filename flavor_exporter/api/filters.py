@@ -1,0 +1,134 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The filters of GET /v2/flavors/: parsing, validation and application.
+
+``?gpu=`` picks one of the lists the worker publishes; ``?name=`` and
+``?availability_zone=`` are applied here to the decoded list. A filter the
+API does not know, a repeated one, or a bad value is refused (400) rather
+than ignored: a client that misspells a filter would otherwise get the
+whole cloud and believe it filtered.
+"""
+
+import collections
+
+from oslo_utils import strutils
+
+
+class BadQuery(ValueError):
+    """A query string the API refuses; str() is the message for clients."""
+
+
+_KNOWN = ('gpu', 'availability_zone', 'name')
+_MAX_LENGTH = 255
+
+
+def _single(params, name):
+    values = params.getall(name)
+    if not values:
+        return None
+    if len(values) > 1:
+        raise BadQuery('Query parameter "%s" was given %d times; give it '
+                       'once.' % (name, len(values)))
+    value = values[0]
+    if not value.strip():
+        raise BadQuery('Query parameter "%s" must not be empty.' % name)
+    if len(value) > _MAX_LENGTH:
+        raise BadQuery('Query parameter "%s" is longer than %d '
+                       'characters.' % (name, _MAX_LENGTH))
+    return value
+
+
+def refuse_any(params):
+    """Raise BadQuery if there is any query parameter."""
+    if params:
+        raise BadQuery('Unknown query parameter(s): %s. This route takes '
+                       'none.' % ', '.join(sorted(set(params.keys()))))
+
+
+class ListQuery(collections.namedtuple(
+        'ListQuery', 'gpu availability_zone name')):
+    """Validated list filters; None where not given."""
+
+    @classmethod
+    def from_params(cls, params):
+        """Parse a WebOb MultiDict of query parameters; BadQuery if bad."""
+        unknown = sorted(set(params.keys()) - set(_KNOWN))
+        if unknown:
+            raise BadQuery('Unknown query parameter(s): %s. Known: %s.' % (
+                ', '.join(unknown), ', '.join(_KNOWN)))
+        gpu = _single(params, 'gpu')
+        if gpu is not None:
+            try:
+                gpu = strutils.bool_from_string(gpu, strict=True)
+            except ValueError:
+                raise BadQuery('Query parameter "gpu" must be true or '
+                               'false, not "%s".' % gpu) from None
+        zone = _single(params, 'availability_zone')
+        name = _single(params, 'name')
+        return cls(gpu, zone, name.casefold() if name else None)
+
+    def document(self):
+        """The published list this query starts from."""
+        if self.gpu is None:
+            return 'v2/flavors'
+        return 'v2/flavors?gpu=%s' % ('true' if self.gpu else 'false')
+
+    @property
+    def rewrites(self):
+        """Whether the list must be filtered here (not only picked)."""
+        return self.availability_zone is not None or self.name is not None
+
+
+def known_zones(document):
+    """The availability zones any flavor of a v2 list has hosts in."""
+    zones = set()
+    for flavor in document.get('flavors', ()):
+        zones.update(flavor.get('availability_zones') or ())
+    return zones
+
+
+def apply(query, document, zones):
+    """A new v2 list document: document filtered by query.
+
+    zones is the set of valid availability zone names (from the unfiltered
+    list, so that ?gpu=true&availability_zone=A accepts a zone A that only
+    non-GPU hosts are in). With availability_zone, each flavor's total,
+    available and availability_zones are those of that zone only.
+    Does not modify document.
+    """
+    zone = query.availability_zone
+    if zone is not None and zone not in zones:
+        raise BadQuery('Unknown availability zone "%s". Known: %s.' % (
+            zone, ', '.join(sorted(zones)) or 'none'))
+    flavors = document.get('flavors', [])
+    if query.name is not None:
+        flavors = [f for f in flavors
+                   if query.name in (f.get('name') or '').casefold()]
+    if zone is not None:
+        flavors = [_in_zone(f, zone) for f in flavors]
+    return dict(document, flavors=flavors)
+
+
+def _in_zone(flavor, zone):
+    numbers = (flavor.get('availability_zones') or {}).get(zone)
+    if flavor.get('total') is None:
+        # The flavor could not be evaluated (its "error" says why).
+        numbers = None
+        total = available = None
+    elif numbers is None:
+        total = available = 0
+    else:
+        total, available = numbers['total'], numbers['available']
+    return dict(flavor, total=total, available=available,
+                availability_zones={zone: numbers} if numbers else {})

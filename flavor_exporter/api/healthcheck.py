@@ -1,0 +1,82 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""/healthcheck: oslo.middleware's healthcheck, plus the data's freshness.
+
+An API process that answers but serves no data, or data older than
+``[api] stale_after``, is not healthy for a load balancer or a monitor,
+so the ``flavor_exporter_data`` healthcheck plugin (registered in
+setup.cfg) is always enabled, before the ``[healthcheck] backends`` an
+operator lists.
+"""
+
+import importlib.metadata
+
+from oslo_middleware import healthcheck
+from oslo_middleware.healthcheck import opts
+from oslo_middleware.healthcheck import pluginbase
+
+from flavor_exporter.api import documents
+
+NAMESPACE = healthcheck.Healthcheck.NAMESPACE
+PLUGIN = 'flavor_exporter_data'
+# How the middleware hands the reader to the plugin it instantiates.
+READER_KEY = 'flavor_exporter_reader'
+
+
+class DataFreshnessCheck(pluginbase.HealthcheckBaseExtension):
+    """Healthy while data younger than [api] stale_after is served."""
+
+    def __init__(self, oslo_conf, conf):
+        super().__init__(oslo_conf, conf)
+        self._reader = conf[READER_KEY]
+
+    def healthcheck(self, server_port):
+        try:
+            view = self._reader.view(fill=False)
+        except documents.NoData:
+            return pluginbase.HealthcheckResult(
+                available=False, reason='No capacity data published yet')
+        except documents.Unavailable as exc:
+            return pluginbase.HealthcheckResult(
+                available=False, reason='Capacity data unreadable',
+                details=str(exc))
+        age = 'unknown' if view.age is None else '%.0f s' % view.age
+        if view.stale:
+            return pluginbase.HealthcheckResult(
+                available=False, reason='Capacity data is stale',
+                details='age %s; %s' % (age, view.trouble or
+                                        'older than [api] stale_after'))
+        return pluginbase.HealthcheckResult(
+            available=True, reason='OK', details='data age %s' % age)
+
+
+def middleware(conf, reader):
+    """The healthcheck WSGI app, configured by [healthcheck] in conf.
+
+    conf must be the global CONF: oslo.middleware reads its options from
+    there when given a dict, and the dict is the only way to hand the
+    reader to the plugin.
+    """
+    # stevedore only logs a plugin it cannot find; a healthcheck that
+    # silently stopped checking the data would always say OK.
+    if not importlib.metadata.entry_points(group=NAMESPACE, name=PLUGIN):
+        raise RuntimeError(
+            'The %s healthcheck plugin is not registered: install the '
+            'flavor-exporter package (pip install -e . in a checkout) so '
+            'that its entry points exist.' % PLUGIN)
+    conf.register_opts(opts.HEALTHCHECK_OPTS, group='healthcheck')
+    backends = [PLUGIN] + [b for b in conf.healthcheck.backends
+                           if b != PLUGIN]
+    return healthcheck.Healthcheck(None, {'backends': backends,
+                                          READER_KEY: reader})

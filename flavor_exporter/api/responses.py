@@ -1,0 +1,95 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""HTTP answers of the API: documents with their validators, and errors.
+
+Every answer is built here, so that headers and error shapes are the same
+on every route: JSON errors everywhere, the predecessor's
+``{"message": ...}`` under /gpus and ``{"error": {"code", "message"}}``
+elsewhere.
+"""
+
+import json
+
+import webob
+import webob.exc
+
+from flavor_exporter.api import documents
+
+JSON = 'application/json'
+# Whether the answer comes from data older than [api] stale_after, or from
+# this process's copy while the cache could not be read. v2 documents also
+# say it in their "stale" field; the legacy shape has no room for it.
+STALE_HEADER = 'X-Flavor-Exporter-Stale'
+LEGACY_PREFIX = '/gpus'
+
+
+def is_legacy(path):
+    return path == LEGACY_PREFIX or path.startswith(LEGACY_PREFIX + '/')
+
+
+def document(request, rendered, view, content_type=JSON):
+    """200 with rendered's bytes, or 304 when the client has them."""
+    headers = [('Content-Type', content_type),
+               ('ETag', rendered.etag),
+               (STALE_HEADER, 'true' if view.stale else 'false')]
+    if view.generation.last_modified:
+        headers.append(('Last-Modified', view.generation.last_modified))
+    if ('HTTP_IF_NONE_MATCH' in request.environ and
+            rendered.etag[1:-1] in request.if_none_match):
+        return webob.Response(status=304, headerlist=headers[1:])
+    return webob.Response(body=rendered.body, headerlist=headers)
+
+
+def body(value, content_type=JSON, status=200, headers=()):
+    """An answer that is not a published document (no validators).
+
+    value: bytes as they are, or a JSON value to encode.
+    """
+    if not isinstance(value, bytes):
+        value = json.dumps(value, indent=2).encode('utf-8')
+    return webob.Response(body=value, status=status,
+                          headerlist=[('Content-Type', content_type)] +
+                          list(headers))
+
+
+def error(path, code, message, headers=()):
+    """A JSON error in the shape of the route family of path."""
+    if is_legacy(path):
+        value = {'message': message}
+    else:
+        value = {'error': {'code': code, 'message': message}}
+    return webob.Response(body=documents.encode(value), status=code,
+                          headerlist=[('Content-Type', JSON)] +
+                          list(headers))
+
+
+def service_unavailable(message, retry_after):
+    """The exception controllers raise while there is nothing to serve."""
+    return webob.exc.HTTPServiceUnavailable(
+        detail=message, headers=[('Retry-After', str(retry_after))])
+
+
+def current_view(reader, retry_after):
+    """reader.view(), or a 503 with Retry-After when there is no data."""
+    try:
+        return reader.view()
+    except documents.NoData:
+        raise service_unavailable(
+            'No capacity data has been published yet; the worker '
+            'publishes it after its first refresh. Retry in %d seconds.'
+            % retry_after, retry_after) from None
+    except documents.Unavailable as exc:
+        raise service_unavailable(
+            'The capacity data cannot be read (%s). Retry in %d seconds.'
+            % (exc, retry_after), retry_after) from None
