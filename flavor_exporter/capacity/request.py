@@ -823,8 +823,11 @@ def _unmodelled(specs, cpu, pci, aliases):
         notes.append('accel:device_profile=%s: Cyborg device profile groups '
                      'are not modelled' % specs['accel:device_profile'])
     if strutils.bool_from_string(specs.get('hw:mem_encryption')):
-        notes.append('hw:mem_encryption: boots only images with '
-                     'hw_firmware_type=uefi (image-dependent)')
+        model = specs.get('hw:mem_encryption_model') or 'amd-sev'
+        notes.append('hw:mem_encryption (%s): boots only images with '
+                     'hw_firmware_type=uefi%s (image-dependent)'
+                     % (model, ' and hw_firmware_stateless'
+                        if model in ('amd-sev-snp', 'intel-tdx') else ''))
     for demand in pci:
         alias = aliases.get(demand.alias)
         if alias is None:
