@@ -82,6 +82,8 @@ def _exclusion(host, request, options, metadata):
         return 'compute service disabled'
     if not host.up:
         return 'compute service down'
+    if not request.root_required <= host.traits:
+        return 'compute node lacks required traits'
     if (options.aggregate_instance_extra_specs and request.aggregate_specs
             and not extra_specs.aggregate_metadata_matches(
                 request.aggregate_specs, metadata)):

@@ -67,8 +67,11 @@ def _units(request, host, empty, frees):
     """The demand units of request on host, or None if it cannot fit."""
     providers = host.providers
     units = []
-    numbered = [g for g in request.groups if g.suffix]
-    isolate = request.group_policy == 'isolate' and len(numbered) > 1
+    # Placement's isolate covers every granular group: numbered ones and
+    # the one-device groups Nova makes for PCI in Placement.
+    granular = (sum(1 for g in request.groups if g.suffix)
+                + sum(d.count for d in request.pci if d.resource_class))
+    isolate = request.group_policy == 'isolate' and granular > 1
     for group in request.groups:
         resources = {rc: n for rc, n in group.resources.items() if n > 0}
         if not resources:
@@ -94,7 +97,7 @@ def _units(request, host, empty, frees):
                           if _serves(p, {rc: amount})]
             units.append(_Unit(rc, {rc: amount}, candidates))
     for demand in request.pci:
-        unit = _pci_unit(demand, host, providers, frees, empty)
+        unit = _pci_unit(demand, host, providers, frees, empty, isolate)
         if unit is None:
             return None
         units.append(unit)
@@ -113,7 +116,7 @@ def _add_numbered(units, unit):
     units.append(unit)
 
 
-def _pci_unit(demand, host, providers, frees, empty):
+def _pci_unit(demand, host, providers, frees, empty, isolate):
     """Devices of one alias: Placement children, else a GPU aggregate."""
     rc = demand.resource_class
     if rc and any(rc in p.inventories for p in providers):
@@ -121,7 +124,8 @@ def _pci_unit(demand, host, providers, frees, empty):
         candidates = [(p.uuid, frees[p.uuid]) for p in providers
                       if _serves(p, {rc: 1})
                       and demand.traits <= p.traits]
-        return _Unit(rc, {rc: 1}, candidates, copies=demand.count)
+        return _Unit(rc, {rc: 1}, candidates, copies=demand.count,
+                     isolate=isolate)
     for pool in host.gpu_pools:
         if pool.gpu_type == demand.alias:
             free = pool.count if empty else pool.count - pool.used

@@ -191,3 +191,24 @@ class TestGpuAggregates(testtools.TestCase):
                     provider('d0', 'root', CUSTOM_PCI_10DE_1DB4=Inv(1)),
                     pools=[model.GpuPool('V100', 8)])
         self.assertEqual(1, fit.fit(request(BASIC, pci=[demand]), tree)[0])
+
+
+class TestIsolatedPciDevices(testtools.TestCase):
+
+    def test_isolate_puts_each_device_group_on_its_own_provider(self):
+        # One provider holding 2 units of the class: with isolate, a
+        # 2-device instance needs two providers.
+        tree = host(compute_root(),
+                    provider('pf0', 'root', CUSTOM_PCI_X=Inv(2)),
+                    provider('pf1', 'root', CUSTOM_PCI_X=Inv(1)))
+        demand = PciDemand('X', 2, 'CUSTOM_PCI_X')
+        self.assertEqual(1, fit.fit(request({'VCPU': 1}, pci=[demand],
+                                            policy='isolate'), tree)[0])
+        self.assertEqual(1, fit.fit(request({'VCPU': 1}, pci=[demand],
+                                            policy='none'), tree)[0])
+        four = host(compute_root(),
+                    provider('pf0', 'root', CUSTOM_PCI_X=Inv(4)))
+        self.assertEqual(0, fit.fit(request({'VCPU': 1}, pci=[demand],
+                                            policy='isolate'), four)[0])
+        self.assertEqual(2, fit.fit(request({'VCPU': 1}, pci=[demand],
+                                            policy='none'), four)[0])

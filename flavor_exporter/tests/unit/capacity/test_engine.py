@@ -1,0 +1,114 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import testtools
+
+from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import model
+from flavor_exporter.capacity import request
+
+Inv = model.Inventory
+
+
+def compute_host(name, zone='nova', vcpus=16, used_vcpus=0, traits=(),
+                 aggregates=(), enabled=True, up=True):
+    root = model.Provider('rp-' + name, name + '.example.org',
+                          inventories={
+                              'VCPU': Inv(vcpus, max_unit=vcpus),
+                              'MEMORY_MB': Inv(65536, reserved=512),
+                              'DISK_GB': Inv(1000)},
+                          usages={'VCPU': used_vcpus},
+                          traits=frozenset(traits))
+    return model.Host(name, root.name, enabled=enabled, up=up,
+                      availability_zone=zone, providers=[root],
+                      aggregates=[model.Aggregate(n, m)
+                                  for n, m in aggregates])
+
+
+def flavor(name, vcpus=4, ram=4096, disk=10, **specs):
+    return model.Flavor('id-' + name, name, vcpus=vcpus, ram=ram, disk=disk,
+                        extra_specs={k.replace('__', ':'): v
+                                     for k, v in specs.items()})
+
+
+def compute(flavors, hosts, **options):
+    snapshot = model.Snapshot('placement', flavors, hosts)
+    return {c.flavor.name: c for c in
+            engine.compute(snapshot, engine.Options(**options)).flavors}
+
+
+class TestEngine(testtools.TestCase):
+
+    def test_zones_and_limits(self):
+        hosts = [compute_host('a', 'az1'),
+                 compute_host('b', 'az2', used_vcpus=8)]
+        result = compute([flavor('f')], hosts)['f']
+        # VCPU ratio 1.0 here: 16 / 4 = 4 per host; b has 8 used -> 2.
+        self.assertEqual((8, 6), (result.total, result.available))
+        self.assertEqual({'az1': [4, 4], 'az2': [4, 2]}, result.zones)
+        self.assertEqual('VCPU', result.limited_by)
+        self.assertEqual(['a', 'b'], [h.host for h in result.hosts])
+
+    def test_zones_without_capacity_are_listed_with_zero(self):
+        hosts = [compute_host('a', 'az1'),
+                 compute_host('b', 'az2', vcpus=2)]
+        result = compute([flavor('f')], hosts)['f']
+        self.assertEqual({'az1': [4, 4], 'az2': [0, 0]}, result.zones)
+        self.assertEqual({'does not fit': 1}, result.excluded)
+
+    def test_aggregate_extra_specs(self):
+        hosts = [compute_host('a', aggregates=[('ssd', {'ssd': 'true'})]),
+                 compute_host('b')]
+        flavors = [flavor('ssd', aggregate_instance_extra_specs__ssd='true')]
+        self.assertEqual(4, compute(flavors, hosts)['ssd'].total)
+        self.assertEqual(
+            8, compute(flavors, hosts,
+                       aggregate_instance_extra_specs=False)['ssd'].total)
+
+    def test_required_root_traits(self):
+        hosts = [compute_host('a', traits={'COMPUTE_SECURITY_TPM_2_0'}),
+                 compute_host('b')]
+        req = request.ResourceRequest(
+            groups=[request.RequestGroup({'VCPU': 4})],
+            root_required=frozenset({'COMPUTE_SECURITY_TPM_2_0'}))
+        self.assertIsNone(engine._exclusion(hosts[0], req, engine.Options(),
+                                            {}))
+        self.assertEqual('compute node lacks required traits',
+                         engine._exclusion(hosts[1], req, engine.Options(),
+                                           {}))
+
+    def test_disabled_trait_down_and_disabled_services(self):
+        hosts = [compute_host('a', traits={'COMPUTE_STATUS_DISABLED'}),
+                 compute_host('b', enabled=False),
+                 compute_host('c', up=False),
+                 compute_host('d')]
+        result = compute([flavor('f')], hosts)['f']
+        self.assertEqual(4, result.total)
+        self.assertEqual({'compute service disabled': 2,
+                          'compute service down': 1}, result.excluded)
+
+    def test_skipped_and_disabled_flavors(self):
+        flavors = [flavor('old DEPRECATED'), flavor('legacy-x'),
+                   flavor('keep')]
+        flavors.append(model.Flavor('off', 'off', 1, 1, 1, disabled=True))
+        names = compute(flavors, [compute_host('a')],
+                        skip_patterns=('DEPRECATED', '^legacy-'))
+        self.assertEqual(['keep'], list(names))
+
+    def test_invalid_flavor_is_reported_with_no_numbers(self):
+        result = compute([flavor('bad', hw__cpu_policy='maybe')],
+                         [compute_host('a')])['bad']
+        self.assertIsNone(result.request)
+        self.assertIn('hw:cpu_policy', result.error)
+        self.assertEqual([], result.hosts)
