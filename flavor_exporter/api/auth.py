@@ -20,7 +20,13 @@ its Swagger UI (they describe the API and hold no cloud data). The idea is
 ironic's auth_public_routes middleware.
 """
 
+import ipaddress
+import socket
+
 from keystonemiddleware import auth_token
+from oslo_log import log
+
+LOG = log.getLogger(__name__)
 
 # Exact paths, and path prefixes.
 PUBLIC_PATHS = frozenset(['/', '/healthcheck', '/openapi.json', '/docs'])
@@ -50,3 +56,32 @@ def wrap(app, conf):
         return app
     return PublicRoutes(
         app, auth_token.AuthProtocol(app, {'oslo_config_config': conf}))
+
+
+def is_loopback(host):
+    """Whether host only ever means this machine (names are resolved)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except OSError:
+        return False
+    return bool(addresses) and all(
+        ipaddress.ip_address(a.split('%')[0]).is_loopback
+        for a in addresses)
+
+
+def warn_if_open(conf):
+    """Log a warning when the API will serve beyond loopback unauthenticated.
+
+    Returns True when it warned.
+    """
+    if conf.auth_strategy != 'noauth' or is_loopback(conf.api.host_ip):
+        return False
+    LOG.warning('Serving on %s without authentication: anyone who reaches '
+                'the port can read the capacity data. Set [DEFAULT] '
+                'auth_strategy = keystone, or bind to loopback behind a '
+                'proxy that authenticates.', conf.api.host_ip)
+    return True

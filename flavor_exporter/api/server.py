@@ -1,0 +1,150 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The API served by threads of this process, for flavor-exporter-all.
+
+flavor-exporter-all runs the worker and the API in one process so that
+they can share [cache] backend = memory; uWSGI's processes cannot. The
+server is waitress: measured here with 16 threads serving a cached 60 KB
+document, it kept ~3,600-3,900 req/s from 1 to 64 concurrent clients with
+a p99 under 50 ms, where cheroot fell to ~1,800-2,800 req/s with p99 up to
+130 ms (see tools/bench/api.py). Python threads share one interpreter
+lock, so for more throughput run flavor-exporter-api (uWSGI processes)
+and the worker separately, with memcached.
+
+Import this module only after oslo.service's backend is chosen
+(flavor_exporter.cmd does it): it imports oslo_service.service.
+"""
+
+import threading
+
+from oslo_log import log
+from oslo_service import service
+import waitress
+from waitress import wasyncore
+
+from flavor_exporter.api import app
+from flavor_exporter.api import auth
+
+LOG = log.getLogger(__name__)
+
+# How often the serving loop checks whether it must stop; also the longest
+# stop() waits for it.
+_POLL_SECONDS = 0.2
+
+
+class ThreadedServer:
+    """waitress in a background thread, with start() and stop().
+
+    waitress's own run() only returns on KeyboardInterrupt; here the
+    asyncore loop runs in steps so that stop() can end it from another
+    thread, and the sockets are closed by the thread that polls them.
+    """
+
+    def __init__(self, application, host, port, threads=16,
+                 backlog=1024):
+        self._application = application
+        self._host = host
+        self._port = port
+        self._threads = threads
+        self._backlog = backlog
+        self._map = {}
+        self._server = None
+        self._thread = None
+        self._stopping = threading.Event()
+
+    def start(self):
+        """Bind (errors surface here) and serve in a daemon thread."""
+        self._server = waitress.create_server(
+            self._application, map=self._map, host=self._host,
+            port=self._port, threads=self._threads,
+            backlog=self._backlog, connection_limit=max(
+                100, self._backlog),
+            ident='flavor-exporter', clear_untrusted_proxy_headers=True)
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._serve,
+                                        name='flavor-exporter-api',
+                                        daemon=True)
+        self._thread.start()
+
+    @property
+    def port(self):
+        """The bound port (useful when port 0 was asked)."""
+        listen = getattr(self._server, 'effective_listen', None)
+        if listen:
+            return listen[0][1]
+        return self._server.effective_port
+
+    def _serve(self):
+        try:
+            while not self._stopping.is_set():
+                wasyncore.loop(timeout=_POLL_SECONDS, use_poll=True,
+                               map=self._map, count=1)
+        finally:
+            self._server.task_dispatcher.shutdown()
+            wasyncore.close_all(self._map, ignore_all=True)
+
+    def stop(self, timeout=10):
+        """Stop accepting, finish running requests, close the sockets."""
+        if self._thread is None:
+            return
+        self._stopping.set()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            LOG.warning('The API server thread did not stop in %ss',
+                        timeout)
+        self._thread = None
+
+    def wait(self):
+        thread = self._thread
+        if thread is not None:
+            thread.join()
+
+
+class ApiService(service.Service):
+    """The API as an oslo.service Service, serving from its own threads.
+
+    Everything that opens sockets (the cache client, the listening socket)
+    is created in start(), after the launcher's fork.
+    """
+
+    def __init__(self, conf, store=None):
+        super().__init__()
+        self._conf = conf
+        self._store = store
+        self._server = None
+
+    @property
+    def port(self):
+        return self._server.port if self._server else None
+
+    def start(self):
+        super().start()
+        api = self._conf.api
+        auth.warn_if_open(self._conf)
+        self._server = ThreadedServer(
+            app.setup_app(self._conf, self._store), api.host_ip, api.port,
+            threads=api.threads, backlog=api.listen_backlog)
+        self._server.start()
+        LOG.info('API listening on %s:%d with %d threads', api.host_ip,
+                 self.port, api.threads)
+
+    def stop(self, graceful=False):
+        if self._server is not None:
+            self._server.stop()
+        super().stop(graceful)
+
+    def wait(self):
+        if self._server is not None:
+            self._server.wait()
+        super().wait()
