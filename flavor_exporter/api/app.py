@@ -64,7 +64,8 @@ def make_pecan_app(reader, conf):
                                      config.stale_after())
     return pecan.make_app(
         controller,
-        hooks=[hooks.ReadOnlyHook(), hooks.JsonErrorHook()],
+        hooks=[hooks.ReadOnlyHook(),
+               hooks.JsonErrorHook(conf.api.retry_after)],
         # /gpus/flavors and /gpus/flavors/ are one resource, not a
         # redirect; flavor names such as "m1.large" are not extensions.
         force_canonical=False,

@@ -17,6 +17,7 @@ from oslo_log import log
 from pecan import hooks
 import webob.exc
 
+from flavor_exporter.api import documents
 from flavor_exporter.api import responses
 
 LOG = log.getLogger(__name__)
@@ -46,11 +47,17 @@ class JsonErrorHook(hooks.PecanHook):
     """Every error as JSON, in the shape of its route family.
 
     Pecan would otherwise answer unknown routes and exceptions with WebOb's
-    HTML pages.
+    HTML pages. A cache failure while reading a document is a 503 with
+    Retry-After, like a cold cache.
     """
+
+    def __init__(self, retry_after):
+        self._retry_after = retry_after
 
     def on_error(self, state, exc):
         path = state.request.path_info
+        if isinstance(exc, (documents.NoData, documents.Unavailable)):
+            exc = responses.no_data(exc, self._retry_after)
         if isinstance(exc, webob.exc.HTTPException):
             if exc.code < 400:
                 return None

@@ -80,16 +80,20 @@ def service_unavailable(message, retry_after):
         detail=message, headers=[('Retry-After', str(retry_after))])
 
 
+def no_data(exc, retry_after):
+    """The 503 for documents.NoData or documents.Unavailable exc."""
+    if isinstance(exc, documents.NoData):
+        message = ('No capacity data has been published yet; the worker '
+                   'publishes it after its first refresh.')
+    else:
+        message = 'The capacity data cannot be read (%s).' % exc
+    return service_unavailable(
+        '%s Retry in %d seconds.' % (message, retry_after), retry_after)
+
+
 def current_view(reader, retry_after):
     """reader.view(), or a 503 with Retry-After when there is no data."""
     try:
         return reader.view()
-    except documents.NoData:
-        raise service_unavailable(
-            'No capacity data has been published yet; the worker '
-            'publishes it after its first refresh. Retry in %d seconds.'
-            % retry_after, retry_after) from None
-    except documents.Unavailable as exc:
-        raise service_unavailable(
-            'The capacity data cannot be read (%s). Retry in %d seconds.'
-            % (exc, retry_after), retry_after) from None
+    except (documents.NoData, documents.Unavailable) as exc:
+        raise no_data(exc, retry_after) from None

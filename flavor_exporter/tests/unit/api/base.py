@@ -1,0 +1,92 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The API under test: a real app over an in-memory store."""
+
+import datetime
+
+import webtest
+
+from flavor_exporter.api import app
+from flavor_exporter.common import cache
+from flavor_exporter.common import store
+from flavor_exporter.tests import base
+from flavor_exporter.tests.unit.api import fakes
+
+
+class FlakyBackend(cache.MemoryBackend):
+    """MemoryBackend that can fail like an unreachable memcached."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = False
+        self.gets = 0
+
+    def get(self, key):
+        self.gets += 1
+        if self.down:
+            raise cache.CacheError('memcached get %s: connection refused'
+                                   % key)
+        return super().get(key)
+
+    def set_many(self, values, ttl):
+        if self.down:
+            raise cache.CacheError('memcached set: connection refused')
+        super().set_many(values, ttl)
+
+    def flush(self):
+        """Forget everything, as a restarted memcached does."""
+        self._items.clear()
+
+
+class ApiTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        # Every request sees the latest publication.
+        self.flags(group='api', generation_check_interval=0)
+        self.backend = FlakyBackend()
+        self.store = store.DocumentStore(self.backend, 'test', 0)
+        self._app = None
+
+    @property
+    def app(self):
+        """The WebTest app, built on first use (after the test's flags)."""
+        if self._app is None:
+            self._app = webtest.TestApp(app.setup_app(self.conf,
+                                                      self.store))
+        return self._app
+
+    def publish(self, flavors=None, age=0):
+        """Publish a generation collected age seconds ago (its docs)."""
+        collected_at = (datetime.datetime.now(datetime.timezone.utc) -
+                        datetime.timedelta(seconds=age))
+        docs, pointer = fakes.documents(flavors, collected_at)
+        self.generation = self.store.publish(docs, pointer)
+        self.store.write_status(fakes.status())
+        return docs
+
+    def assertJsonError(self, response, code, message=None, legacy=False):
+        self.assertEqual(code, response.status_int)
+        self.assertEqual('application/json', response.content_type)
+        if legacy:
+            self.assertEqual(['message'], list(response.json))
+            got = response.json['message']
+        else:
+            self.assertEqual({'code', 'message'},
+                             set(response.json['error']))
+            self.assertEqual(code, response.json['error']['code'])
+            got = response.json['error']['message']
+        if message is not None:
+            self.assertIn(message, got)
+        self.assertNotIn(b'<html', response.body.lower())

@@ -1,0 +1,88 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""/gpus/flavors: the predecessor's shapes, byte for byte."""
+
+import re
+
+from flavor_exporter.tests.unit.api import base
+
+LEGACY_FIELDS = ['flavor_openstack_id', 'flavor_name', 'available', 'total']
+LEGACY_TIME = re.compile(r'^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$')
+
+
+class TestLegacy(base.ApiTestCase):
+
+    def test_list_with_and_without_slash(self):
+        docs = self.publish()
+        for path in ('/gpus/flavors', '/gpus/flavors/'):
+            response = self.app.get(path)
+            self.assertEqual(200, response.status_int)
+            self.assertEqual('application/json',
+                             response.headers['Content-Type'])
+            self.assertEqual(docs['legacy/flavors'], response.body)
+            body = response.json
+            self.assertEqual(['flavors', 'timestamp'], list(body))
+            self.assertRegex(body['timestamp'], LEGACY_TIME)
+            self.assertEqual(['g1', 'g2'], [f['flavor_openstack_id']
+                                            for f in body['flavors']])
+            for flavor in body['flavors']:
+                self.assertEqual(LEGACY_FIELDS, list(flavor))
+
+    def test_one(self):
+        docs = self.publish()
+        response = self.app.get('/gpus/flavors/g1')
+        self.assertEqual(docs['legacy/flavor/g1'], response.body)
+        self.assertEqual(['flavor', 'timestamp'], list(response.json))
+        self.assertEqual({'flavor_openstack_id': 'g1',
+                          'flavor_name': 'gpu.a100', 'available': 1,
+                          'total': 3}, response.json['flavor'])
+        self.assertEqual(200, self.app.get('/gpus/flavors/g1/').status_int)
+
+    def test_unknown_flavor(self):
+        self.publish()
+        for path in ('/gpus/flavors/nope', '/gpus/flavors/1'):
+            response = self.app.get(path, status=404)
+            # Exactly the predecessor's body: portals compare it.
+            self.assertEqual(b'{"message":"Unknown flavor id!"}',
+                             response.body)
+            self.assertEqual('application/json', response.content_type)
+
+    def test_query_string_ignored(self):
+        docs = self.publish()
+        response = self.app.get('/gpus/flavors/?_=1234&gpu=maybe')
+        self.assertEqual(docs['legacy/flavors'], response.body)
+
+    def test_other_errors_in_legacy_shape(self):
+        self.publish()
+        self.assertJsonError(self.app.get('/gpus', status=404), 404,
+                             '/gpus', legacy=True)
+        self.assertJsonError(self.app.get('/gpus/other', status=404), 404,
+                             legacy=True)
+        self.assertJsonError(self.app.get('/gpus/flavors/a/b', status=404),
+                             404, legacy=True)
+        response = self.app.delete('/gpus/flavors/g1', status=405)
+        self.assertJsonError(response, 405, 'read-only', legacy=True)
+
+    def test_cold_cache(self):
+        self.flags(group='api', retry_after=42)
+        response = self.app.get('/gpus/flavors', status=503)
+        self.assertJsonError(response, 503, 'No capacity data',
+                             legacy=True)
+        self.assertEqual('42', response.headers['Retry-After'])
+
+    def test_stale_keeps_the_legacy_body(self):
+        docs = self.publish(age=10_000)
+        response = self.app.get('/gpus/flavors')
+        self.assertEqual(docs['legacy/flavors'], response.body)
+        self.assertEqual('true', response.headers['X-Flavor-Exporter-Stale'])

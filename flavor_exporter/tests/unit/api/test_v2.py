@@ -1,0 +1,312 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""/v2: lists, filters, one flavor, staleness, validators, status."""
+
+import json
+from unittest import mock
+
+from flavor_exporter.api import cold_start
+from flavor_exporter.tests.unit.api import base
+from flavor_exporter.tests.unit.api import fakes
+
+
+def ids(response):
+    return [f['id'] for f in response.json['flavors']]
+
+
+class TestList(base.ApiTestCase):
+
+    def test_served_as_published(self):
+        docs = self.publish()
+        for path in ('/v2/flavors', '/v2/flavors/'):
+            response = self.app.get(path)
+            self.assertEqual('application/json', response.content_type)
+            self.assertEqual(docs['v2/flavors'], response.body)
+            self.assertEqual('false',
+                             response.headers['X-Flavor-Exporter-Stale'])
+        self.assertEqual(['1', 'g1', 'g2', 'index', 'bad'],
+                         ids(self.app.get('/v2/flavors/')))
+
+    def test_gpu_picks_the_published_list(self):
+        docs = self.publish()
+        response = self.app.get('/v2/flavors/?gpu=true')
+        self.assertEqual(docs['v2/flavors?gpu=true'], response.body)
+        self.assertEqual(['g1', 'g2'], ids(response))
+        self.assertEqual(['1', 'index', 'bad'],
+                         ids(self.app.get('/v2/flavors?gpu=False')))
+
+    def test_name(self):
+        self.publish()
+        self.assertEqual(['g1', 'g2'],
+                         ids(self.app.get('/v2/flavors/?name=gPu')))
+        self.assertEqual(['g2'], ids(self.app.get(
+            '/v2/flavors/?name=small&gpu=true')))
+        self.assertEqual([], ids(self.app.get(
+            '/v2/flavors/?name=small&gpu=false')))
+
+    def test_availability_zone(self):
+        self.publish()
+        response = self.app.get('/v2/flavors/?availability_zone=az1'
+                                '&gpu=true')
+        g1, g2 = response.json['flavors']
+        self.assertEqual((3, 1), (g1['total'], g1['available']))
+        self.assertEqual((0, 0), (g2['total'], g2['available']))
+        self.assertEqual({}, g2['availability_zones'])
+
+    def test_filtered_lists_are_cached_variants(self):
+        self.publish()
+        first = self.app.get('/v2/flavors/?name=gpu')
+        again = self.app.get('/v2/flavors/?name=GPU')
+        self.assertEqual(first.body, again.body)
+        self.assertEqual(first.headers['ETag'], again.headers['ETag'])
+        other = self.app.get('/v2/flavors/?name=m1')
+        self.assertNotEqual(first.headers['ETag'], other.headers['ETag'])
+
+    def test_bad_queries(self):
+        self.publish()
+        cases = [('gpu=maybe', '"gpu" must be true or false'),
+                 ('colour=red', 'Unknown query parameter(s): colour'),
+                 ('availability_zone=nova', 'Unknown availability zone'),
+                 ('name=a&name=b', 'given 2 times'),
+                 ('name=', 'must not be empty')]
+        for query, message in cases:
+            response = self.app.get('/v2/flavors/?' + query, status=400)
+            self.assertJsonError(response, 400, message)
+
+    def test_cold_cache(self):
+        self.flags(group='api', retry_after=7)
+        response = self.app.get('/v2/flavors/', status=503)
+        self.assertJsonError(response, 503, 'Retry in 7 seconds')
+        self.assertEqual('7', response.headers['Retry-After'])
+
+    def test_bad_query_checked_before_data(self):
+        self.assertJsonError(self.app.get('/v2/flavors/?x=1', status=400),
+                             400)
+
+
+class TestStale(base.ApiTestCase):
+
+    def test_old_data_marked_stale(self):
+        docs = self.publish(age=10_000)
+        response = self.app.get('/v2/flavors/')
+        self.assertEqual('true', response.headers['X-Flavor-Exporter-Stale'])
+        body = response.json
+        self.assertIs(True, body['stale'])
+        # Only the flag differs from what the worker published.
+        published = json.loads(docs['v2/flavors'])
+        self.assertEqual(dict(published, stale=True), body)
+        one = self.app.get('/v2/flavors/g1').json
+        self.assertIs(True, one['stale'])
+        filtered = self.app.get('/v2/flavors/?name=m1').json
+        self.assertIs(True, filtered['stale'])
+        self.assertEqual(['1'], [f['id'] for f in filtered['flavors']])
+
+    def test_stale_after_option(self):
+        self.flags(group='api', stale_after=5)
+        self.publish(age=10)
+        self.assertIs(True, self.app.get('/v2/flavors/').json['stale'])
+
+    def test_stale_etag_differs(self):
+        self.flags(group='api', stale_after=5)
+        self.publish(age=10)
+        stale = self.app.get('/v2/flavors/')
+        self.flags(group='api', stale_after=500)
+        self._app = None
+        fresh = self.app.get('/v2/flavors/')
+        self.assertIs(False, fresh.json['stale'])
+        self.assertNotEqual(stale.headers['ETag'], fresh.headers['ETag'])
+
+    def test_cache_outage_serves_last_data_marked_stale(self):
+        self.publish()
+        self.assertIs(False, self.app.get('/v2/flavors/').json['stale'])
+        self.app.get('/gpus/flavors')
+        self.backend.down = True
+        response = self.app.get('/v2/flavors/')
+        self.assertIs(True, response.json['stale'])
+        self.assertEqual('true',
+                         self.app.get('/gpus/flavors').headers[
+                             'X-Flavor-Exporter-Stale'])
+        # Never read before the outage: nothing to serve.
+        self.assertJsonError(self.app.get('/v2/flavors/g2', status=503),
+                             503, 'cache unreachable')
+        self.backend.down = False
+        self.assertIs(False, self.app.get('/v2/flavors/').json['stale'])
+
+
+class TestOne(base.ApiTestCase):
+
+    def test_by_id_and_by_name(self):
+        docs = self.publish()
+        by_id = self.app.get('/v2/flavors/g1')
+        self.assertEqual(docs['v2/flavor/g1'], by_id.body)
+        by_name = self.app.get('/v2/flavors/gpu.a100')
+        self.assertEqual(by_id.body, by_name.body)
+        self.assertEqual(by_id.headers['ETag'], by_name.headers['ETag'])
+        self.assertEqual(by_id.body, self.app.get('/v2/flavors/g1/').body)
+
+    def test_detail_shape(self):
+        self.publish()
+        body = self.app.get('/v2/flavors/1').json
+        self.assertEqual({'flavor', 'timestamp', 'source', 'stale'},
+                         set(body))
+        self.assertEqual('m1.large', body['flavor']['name'])
+        self.assertEqual(2, len(body['flavor']['hosts']))
+        self.assertEqual({'disabled': 1}, body['flavor']['excluded_hosts'])
+
+    def test_ids_and_names_are_data_not_routes(self):
+        self.publish()
+        # "index" is a flavor id, "collection" a flavor name.
+        self.assertEqual('index',
+                         self.app.get('/v2/flavors/index').json[
+                             'flavor']['id'])
+        self.assertEqual('index',
+                         self.app.get('/v2/flavors/collection').json[
+                             'flavor']['id'])
+        self.assertEqual('1', self.app.get(
+            '/v2/flavors/m1.large').json['flavor']['id'])
+
+    def test_unknown(self):
+        self.publish()
+        response = self.app.get('/v2/flavors/nope', status=404)
+        self.assertJsonError(response, 404, 'nope')
+        self.assertJsonError(self.app.get('/v2/flavors/a/b', status=404),
+                             404)
+
+    def test_no_query_parameters(self):
+        self.publish()
+        self.assertJsonError(
+            self.app.get('/v2/flavors/g1?gpu=true', status=400), 400,
+            'gpu')
+
+
+class TestHttp(base.ApiTestCase):
+
+    def test_validators(self):
+        self.publish()
+        response = self.app.get('/v2/flavors/')
+        etag = response.headers['ETag']
+        self.assertIn(self.generation, etag)
+        self.assertTrue(response.headers['Last-Modified'].endswith('GMT'))
+        not_modified = self.app.get('/v2/flavors/',
+                                    headers={'If-None-Match': etag},
+                                    status=304)
+        self.assertEqual(b'', not_modified.body)
+        self.assertEqual(etag, not_modified.headers['ETag'])
+        self.app.get('/v2/flavors/',
+                     headers={'If-None-Match': '"other", ' + etag},
+                     status=304)
+        self.app.get('/v2/flavors/', headers={'If-None-Match': '*'},
+                     status=304)
+        self.publish()
+        changed = self.app.get('/v2/flavors/',
+                               headers={'If-None-Match': etag})
+        self.assertEqual(200, changed.status_int)
+        self.assertNotEqual(etag, changed.headers['ETag'])
+
+    def test_head(self):
+        docs = self.publish()
+        for path in ('/v2/flavors/', '/gpus/flavors', '/v2/flavors/g1'):
+            get = self.app.get(path)
+            head = self.app.head(path)
+            self.assertEqual(200, head.status_int)
+            self.assertEqual(b'', head.body)
+            self.assertEqual(get.headers['ETag'], head.headers['ETag'])
+            self.assertEqual(get.headers['Content-Length'],
+                             head.headers['Content-Length'])
+        self.assertEqual(str(len(docs['v2/flavors'])),
+                         self.app.head('/v2/flavors/').headers[
+                             'Content-Length'])
+
+    def test_accept_is_not_negotiated(self):
+        docs = self.publish()
+        for accept in ('text/html', 'text/plain', 'application/xml'):
+            response = self.app.get('/v2/flavors/',
+                                    headers={'Accept': accept})
+            self.assertEqual(docs['v2/flavors'], response.body)
+            self.assertEqual('application/json', response.content_type)
+
+    def test_write_methods_refused(self):
+        for method in ('post', 'put', 'patch', 'delete'):
+            response = getattr(self.app, method)('/v2/flavors/',
+                                                 status=405)
+            self.assertJsonError(response, 405, 'read-only')
+            self.assertEqual('GET, HEAD', response.headers['Allow'])
+
+
+class TestStatus(base.ApiTestCase):
+
+    def test_status(self):
+        self.publish(age=3)
+        body = self.app.get('/v2/status').json
+        self.assertEqual(self.generation, body['current']['generation'])
+        self.assertEqual('placement', body['current']['source'])
+        self.assertGreaterEqual(body['age_seconds'], 3)
+        self.assertIs(False, body['stale'])
+        self.assertEqual(300, body['stale_after_seconds'])
+        self.assertIsNone(body['problem'])
+        self.assertEqual(fakes.status(), body['refresh'])
+
+    def test_status_while_cold(self):
+        self.store.write_status(fakes.status(
+            failures=3, error={'at': 'x', 'message': 'Nova said no'}))
+        body = self.app.get('/v2/status').json
+        self.assertIsNone(body['current'])
+        self.assertIs(True, body['stale'])
+        self.assertIn('no data', body['problem'])
+        self.assertEqual('Nova said no',
+                         body['refresh']['last_error']['message'])
+
+    def test_status_does_not_compute(self):
+        self.flags(group='api', compute_on_miss=True)
+        with mock.patch.object(cold_start.WorkerRefresh,
+                               '__call__') as refresh:
+            self.app.get('/v2/status')
+            self.app.get('/metrics')
+            self.app.get('/healthcheck', status=503)
+        refresh.assert_not_called()
+
+
+class TestComputeOnMiss(base.ApiTestCase):
+
+    def test_cold_cache_computed_once(self):
+        self.flags(group='api', compute_on_miss=True)
+        calls = []
+
+        def refresh(worker_refresh):
+            calls.append(worker_refresh)
+            self.publish()
+            return True
+
+        with mock.patch.object(cold_start.WorkerRefresh, '__call__',
+                               refresh):
+            self.assertEqual(['g1', 'g2'],
+                             ids(self.app.get('/v2/flavors/?gpu=true')))
+            self.app.get('/gpus/flavors')
+        self.assertEqual(1, len(calls))
+
+    def test_failed_computation_is_503(self):
+        self.flags(group='api', compute_on_miss=True, retry_after=9)
+        with mock.patch.object(cold_start.WorkerRefresh, '__call__',
+                               return_value=False) as refresh:
+            response = self.app.get('/v2/flavors/', status=503)
+            self.app.get('/v2/flavors/', status=503)
+        self.assertEqual('9', response.headers['Retry-After'])
+        # The second request fell in the back-off: no second computation.
+        self.assertEqual(1, refresh.call_count)
+
+    def test_off_by_default(self):
+        with mock.patch.object(cold_start.WorkerRefresh,
+                               '__call__') as refresh:
+            self.app.get('/v2/flavors/', status=503)
+        refresh.assert_not_called()
