@@ -21,6 +21,7 @@ scenario host. Import this module only in the cloud's interpreter.
 """
 
 import collections
+import logging
 import os
 import sys
 import time
@@ -74,6 +75,22 @@ def _create_context(env, **kwargs):
         roles=roles, **kwargs)
 
 
+def _log_to_stderr(level):
+    """Send logs to stderr instead of Nova's in-memory test capture.
+
+    The fixtures keep every log line in memory, where a failing start-up
+    would hide them, and format DEBUG lines for nothing.
+    """
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(
+        '%(asctime)s %(levelname)s [%(name)s] %(message)s'))
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
 def _api_paste_config():
     """Find api-paste.ini: pip puts it under ``<prefix>/etc``.
 
@@ -94,8 +111,9 @@ def _api_paste_config():
 class NovaCloud(object):
     """A running Nova + Placement cloud shaped by a scenario."""
 
-    def __init__(self, scenario):
+    def __init__(self, scenario, log_level='INFO'):
         self.scenario = scenario
+        self.log_level = log_level
         self.computes = {}
         self.stopped = set()
         self.flavor_ids = {}
@@ -107,6 +125,7 @@ class NovaCloud(object):
     def start(self):
         case = self._case = _Fixtures()
         case.setUp()
+        _log_to_stderr(self.log_level)
         self._configure(case)
 
         case.useFixture(nova_fixtures.RealPolicyFixture())
@@ -136,6 +155,9 @@ class NovaCloud(object):
         scenario = self.scenario
         driver.register()
         case.flags(compute_driver=driver.DRIVER_NAME)
+        # The oracle boots until NoValidHost; a quota must never stop it
+        # first (Nova's defaults allow 10 instances and 50 GB of RAM).
+        case.flags(instances=-1, cores=-1, ram=-1, group='quota')
         case.flags(api_paste_config=_api_paste_config(), group='wsgi')
         case.flags(enabled_filters=list(scenario.enabled_filters),
                    group='filter_scheduler')

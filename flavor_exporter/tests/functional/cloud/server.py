@@ -30,6 +30,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 
 #: Seconds the shutdown may take before the process exits anyway.
 STOP_GRACE = 10
@@ -49,22 +50,6 @@ def _prepare_environment():
         os.environ[name] = '0'
     from nova import monkey_patch
     monkey_patch.patch()
-
-
-def _log_to_stderr(level):
-    """Send logs to stderr instead of Nova's in-memory test capture.
-
-    The fixtures keep every log line in memory and format DEBUG lines for
-    nothing; a long-running cloud wants neither.
-    """
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(
-        '%(asctime)s %(levelname)s [%(name)s] %(message)s'))
-    root.addHandler(handler)
-    root.setLevel(level)
 
 
 def _write_json(path, data):
@@ -133,6 +118,17 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        run(args)
+    except BaseException:
+        # Nova's service threads are not daemons: without an explicit exit
+        # a failed start-up would leave the process running.
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
+
+
+def run(args):
     started = time.monotonic()
     _prepare_environment()
 
@@ -149,9 +145,9 @@ def main(argv=None):
         with open(args.keystone_file) as f:
             keystone = json.load(f)
 
-    cloud = nova_cloud.NovaCloud(scenario.load(args.scenario))
+    cloud = nova_cloud.NovaCloud(scenario.load(args.scenario),
+                                 log_level=args.log_level.upper())
     cloud.start()
-    _log_to_stderr(args.log_level.upper())
 
     compute_app = cloud.compute_app
     placement_app = cloud.placement_app()

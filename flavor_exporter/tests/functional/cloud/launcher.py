@@ -1,0 +1,195 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Start a real Nova + Placement (+ Keystone) test cloud for a test.
+
+    with TestCloud('predecessor') as cloud:
+        conn = cloud.connection()
+
+or ``self.useFixture(TestCloud('vgpu'))`` in a test, or
+``shared_cloud('predecessor')`` for tests that do not change the cloud.
+
+The cloud runs in a subprocess (``server.py``) whose interpreter needs
+nova==34.0.0, openstack-placement==16.0.0 and SQLAlchemy<2.1; it is
+``$FLAVOR_EXPORTER_CLOUD_PYTHON``, or this interpreter. ``keystone=True``
+also starts Keystone 30 from its own interpreter (``keystone_fixture``).
+"""
+
+import atexit
+import os
+import sys
+
+import fixtures
+import requests
+
+from flavor_exporter.tests.functional.cloud import keystone_fixture
+from flavor_exporter.tests.functional.cloud import process
+from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
+
+ENV_PYTHON = 'FLAVOR_EXPORTER_CLOUD_PYTHON'
+START_TIMEOUT = 180
+CloudStartError = process.StartError
+
+
+def cloud_python():
+    return os.environ.get(ENV_PYTHON) or sys.executable
+
+
+class TestCloud(fixtures.Fixture):
+    """A running test cloud described by a scenario (name or YAML path).
+
+    Attributes after setUp: ``clouds_yaml``, ``cloud_name`` (admin),
+    ``member_cloud_name``, ``compute_url``, ``placement_url``,
+    ``control_url``, ``hosts`` ({service host: {"node", "running"}}),
+    ``enabled_filters``, ``keystone_url`` (None without Keystone) and
+    ``keystone`` (Keystone's credentials).
+    """
+
+    def __init__(self, scenario, keystone=False, cloud_name='testcloud',
+                 python=None, timeout=START_TIMEOUT):
+        super().__init__()
+        self.scenario = scenario
+        self.scenario_path = scenario_mod.path_of(scenario)
+        self.use_keystone = keystone
+        self.requested_name = cloud_name
+        self.python = python
+        self.timeout = timeout
+        self.ready = None
+        self.keystone = None
+
+    def setUp(self):
+        try:
+            super().setUp()
+        except fixtures.MultipleExceptions as exc:
+            # fixtures wraps a failed _setUp with a SetupError; the server's
+            # own error (with its stderr tail) is what a reader needs.
+            first = exc.args[0][1]
+            if isinstance(first, process.StartError):
+                raise first from None
+            raise
+
+    def _setUp(self):
+        self.workdir = self.useFixture(fixtures.TempDir()).path
+        keystone_file = None
+        if self.use_keystone:
+            server = self.useFixture(keystone_fixture.KeystoneServer(
+                workdir=os.path.join(self.workdir, 'keystone')))
+            self.keystone = server.info
+            keystone_file = server.ready_file
+        ready_file = os.path.join(self.workdir, 'ready.json')
+        argv = [self.python or cloud_python(), '-m',
+                'flavor_exporter.tests.functional.cloud.server',
+                '--scenario', self.scenario_path,
+                '--ready-file', ready_file,
+                '--cloud-name', self.requested_name,
+                '--parent-pid', str(os.getpid())]
+        if keystone_file:
+            argv += ['--keystone-file', keystone_file]
+        self.process = process.ServerProcess(
+            'cloud', argv, self.workdir, ready_file, env=self._env())
+        self.addCleanup(self.process.stop)
+        self.ready = self.process.start(self.timeout)
+        for key in ('clouds_yaml', 'cloud_name', 'member_cloud_name',
+                    'compute_url', 'placement_url', 'control_url',
+                    'keystone_url', 'hosts', 'enabled_filters'):
+            setattr(self, key, self.ready[key])
+
+    def _env(self):
+        env = dict(os.environ)
+        # The cloud's interpreter may be another venv that does not have
+        # flavor_exporter installed; the source tree is enough for it.
+        paths = [keystone_fixture.REPO_ROOT]
+        if env.get('PYTHONPATH'):
+            paths.append(env['PYTHONPATH'])
+        env['PYTHONPATH'] = os.pathsep.join(paths)
+        # Whatever Nova's fixtures leave in temp files goes with workdir.
+        env['TMPDIR'] = self.workdir
+        return env
+
+    # -- clients ----------------------------------------------------------
+
+    def env(self, member=False):
+        """OS_* variables that point an openstack CLI user at this cloud."""
+        return {'OS_CLIENT_CONFIG_FILE': self.clouds_yaml,
+                'OS_CLOUD': (self.member_cloud_name if member
+                             else self.cloud_name)}
+
+    def connection(self, member=False, **kwargs):
+        """An openstacksdk Connection, as admin unless ``member``."""
+        from openstack import config
+        from openstack import connection
+
+        # Only our clouds.yaml: a developer's OS_* variables or
+        # ~/.config/openstack must not leak into a test.
+        loader = config.OpenStackConfig(
+            config_files=[self.clouds_yaml], vendor_files=[],
+            secure_files=[], load_envvars=False)
+        region = loader.get_one(
+            cloud=self.member_cloud_name if member else self.cloud_name,
+            **kwargs)
+        return connection.Connection(config=region)
+
+    # -- control endpoint -------------------------------------------------
+
+    def _control(self, method, path, body=None):
+        resp = requests.request(method, self.control_url + path, json=body,
+                                timeout=120)
+        resp.raise_for_status()
+        return resp.json()
+
+    def state(self):
+        """Hosts and the scheduler's filters, as the cloud sees them now."""
+        return self._control('GET', '/state')
+
+    def add_compute(self, host):
+        """Start a compute at run time; ``host`` as in the scenario schema."""
+        result = self._control('POST', '/computes', host)
+        self.hosts = self.state()['hosts']
+        return result
+
+    def stop_compute(self, name):
+        """Stop a compute service (force it down via os-services too)."""
+        result = self._control('POST', '/computes/%s/stop' % name)
+        self.hosts = self.state()['hosts']
+        return result
+
+    def run_periodics(self):
+        """Make every compute report its resources to Placement now."""
+        return self._control('POST', '/periodic')
+
+    def alive(self):
+        return self.process.alive()
+
+
+_SHARED = {}
+
+
+def shared_cloud(scenario, keystone=False):
+    """One started cloud per scenario per process, for read-only tests.
+
+    Tests that change the cloud (boot, disable, add computes) must start
+    their own TestCloud, or undo what they did before they end.
+    """
+    key = (scenario_mod.path_of(scenario), bool(keystone))
+    cloud = _SHARED.get(key)
+    if cloud is None or not cloud.alive():
+        cloud = TestCloud(scenario, keystone=keystone)
+        cloud.setUp()
+        _SHARED[key] = cloud
+    return cloud
+
+
+@atexit.register
+def _stop_shared():
+    while _SHARED:
+        _key, cloud = _SHARED.popitem()
+        cloud.cleanUp()
