@@ -1,0 +1,191 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""/, /metrics, /docs/, /healthcheck, and errors outside the data routes."""
+
+import re
+from unittest import mock
+
+import fixtures
+from oslo_middleware.healthcheck import opts as hc_opts
+
+from flavor_exporter.api.controllers import legacy
+from flavor_exporter.api import hooks
+from flavor_exporter.api import metrics
+from flavor_exporter.tests.unit.api import base
+
+
+class TestVersion(base.ApiTestCase):
+
+    def test_version_document(self):
+        body = self.app.get('/').json
+        self.assertEqual('flavor-exporter', body['name'])
+        self.assertEqual(['v2', 'legacy'], [v['id'] for v in body['versions']])
+        hrefs = [link['href'] for link in body['links']]
+        self.assertIn('/openapi.json', hrefs)
+        self.assertIn('/healthcheck', hrefs)
+
+    def test_works_while_cold(self):
+        self.assertEqual(200, self.app.get('/').status_int)
+
+
+class TestMetrics(base.ApiTestCase):
+
+    def gauges(self, text):
+        return dict(re.findall(r'^(flavor_exporter_[a-z_]+) (\S+)$', text,
+                               re.M))
+
+    def test_published_and_live(self):
+        docs = self.publish(age=20)
+        response = self.app.get('/metrics')
+        self.assertEqual('text/plain; version=0.0.4; charset=utf-8',
+                         response.headers['Content-Type'])
+        self.assertTrue(response.body.startswith(docs['metrics']))
+        live = self.gauges(response.text)
+        self.assertEqual('1', live['flavor_exporter_data_available'])
+        self.assertEqual('0', live['flavor_exporter_data_stale'])
+        self.assertEqual('1', live['flavor_exporter_cache_readable'])
+        self.assertGreaterEqual(
+            float(live['flavor_exporter_data_age_seconds']), 20)
+        self.assertEqual('1.5',
+                         live['flavor_exporter_refresh_duration_seconds'])
+        self.assertEqual(
+            '0', live['flavor_exporter_refresh_consecutive_failures'])
+        self.assertEqual('12', live['flavor_exporter_refresh_api_calls'])
+        # Every sample has its HELP and TYPE.
+        for name in live:
+            self.assertIn('# TYPE %s gauge\n' % name, response.text)
+
+    def test_cold_still_answers(self):
+        response = self.app.get('/metrics')
+        self.assertEqual({'flavor_exporter_data_available': '0'},
+                         self.gauges(response.text))
+
+    def test_stale_and_unreadable(self):
+        self.publish(age=10_000)
+        self.assertEqual('1', self.gauges(self.app.get('/metrics').text)[
+            'flavor_exporter_data_stale'])
+        self.backend.down = True
+        live = self.gauges(self.app.get('/metrics').text)
+        self.assertEqual('0', live['flavor_exporter_cache_readable'])
+        self.assertEqual('1', live['flavor_exporter_data_available'])
+
+    def test_published_without_final_newline(self):
+        view = mock.Mock(age=1.0, stale=False, trouble=None)
+        reader = mock.Mock(**{'view.return_value': view,
+                              'raw.return_value': b'a 1',
+                              'status.return_value': None})
+        text = metrics.exposition(reader).decode()
+        self.assertTrue(text.startswith('a 1\n# HELP '), text)
+        self.assertTrue(text.endswith('\n'))
+
+
+class TestDocs(base.ApiTestCase):
+
+    def test_openapi(self):
+        response = self.app.get('/openapi.json')
+        self.assertEqual('application/json', response.content_type)
+        self.assertEqual('3.0.3', response.json['openapi'])
+
+    def test_redirect_to_slash(self):
+        response = self.app.get('/docs', status=301)
+        self.assertTrue(response.headers['Location'].endswith('/docs/'))
+
+    def test_swagger_ui_offline(self):
+        page = self.app.get('/docs/')
+        self.assertEqual('text/html', page.content_type)
+        sources = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+        self.assertIn('swagger-ui-bundle.js', sources)
+        for source in sources:
+            # Nothing from the Internet: every asset is served here.
+            self.assertNotIn('//', source)
+            asset = self.app.get('/docs/' + source)
+            self.assertEqual(200, asset.status_int, source)
+            self.assertGreater(len(asset.body), 100)
+        init = self.app.get('/docs/initializer.js').text
+        self.assertIn('validatorUrl: null', init)
+        self.assertIn('"../openapi.json"', init)
+        self.assertEqual('text/css', self.app.get(
+            '/docs/swagger-ui.css').content_type)
+
+    def test_only_known_files(self):
+        for path in ('/docs/index.j2', '/docs/..%2Fopenapi.json',
+                     '/docs/a/b'):
+            self.assertJsonError(self.app.get(path, status=404), 404)
+
+
+class TestHealthcheck(base.ApiTestCase):
+
+    def test_fresh(self):
+        self.publish()
+        response = self.app.get('/healthcheck')
+        self.assertEqual(b'OK', response.body)
+        detailed = self.app.get('/healthcheck',
+                                headers={'Accept': 'application/json'})
+        self.assertEqual(['OK'], detailed.json['reasons'])
+        self.assertEqual(204, self.app.head('/healthcheck').status_int)
+
+    def test_cold(self):
+        response = self.app.get('/healthcheck', status=503)
+        self.assertIn(b'No capacity data published yet', response.body)
+
+    def test_stale(self):
+        self.publish(age=10_000)
+        response = self.app.get('/healthcheck', status=503)
+        self.assertIn(b'stale', response.body)
+
+    def test_unreadable(self):
+        self.backend.down = True
+        self.app.get('/healthcheck', status=503)
+
+    def test_operator_backends_added(self):
+        self.publish()
+        self.conf.register_opts(hc_opts.HEALTHCHECK_OPTS + hc_opts.
+                                DISABLE_BY_FILE_OPTS, group='healthcheck')
+        disabled = self.useFixture(fixtures.TempDir()).join('disabled')
+        open(disabled, 'w').close()
+        self.flags(group='healthcheck', backends=['disable_by_file'],
+                   disable_by_file_path=disabled)
+        response = self.app.get('/healthcheck', status=503)
+        self.assertIn(b'DISABLED BY FILE', response.body)
+
+    def test_plugin_must_be_installed(self):
+        with mock.patch('importlib.metadata.entry_points',
+                        return_value=[]):
+            error = self.assertRaises(RuntimeError, lambda: self.app)
+        self.assertIn('pip install', str(error))
+
+
+class TestErrors(base.ApiTestCase):
+
+    def test_unknown_route(self):
+        for path in ('/nothing', '/v2', '/v2/', '/v2/other', '/metrics/x',
+                     '/openapi.json/x', '/v2/status/x'):
+            self.assertJsonError(
+                self.app.get(path, status=404,
+                             headers={'Accept': 'text/html'}), 404, path)
+
+    def test_internal_error_hides_details(self):
+        self.publish()
+        with mock.patch.object(legacy.FlavorsController, '_answer',
+                               side_effect=KeyError('secret')), \
+                mock.patch.object(hooks.LOG, 'error') as log_error:
+            response = self.app.get('/gpus/flavors', status=500)
+        self.assertEqual(b'{"message":"Internal error; the API log has '
+                         b'the details."}', response.body)
+        log_error.assert_called_once()
+        with mock.patch('flavor_exporter.api.metrics.exposition',
+                        side_effect=ValueError('secret')):
+            response = self.app.get('/metrics', status=500)
+        self.assertJsonError(response, 500, 'Internal error')
+        self.assertNotIn(b'secret', response.body)

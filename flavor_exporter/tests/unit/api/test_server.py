@@ -1,0 +1,97 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The in-process threaded server of flavor-exporter-all."""
+
+import concurrent.futures
+import http.client
+import socket
+import time
+
+from flavor_exporter.api import server
+from flavor_exporter.common import cache
+from flavor_exporter.common import store
+from flavor_exporter.tests.unit.api import base
+from flavor_exporter.tests.unit.api import fakes
+
+
+def get(port, path):
+    connection = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
+    try:
+        connection.request('GET', path)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def slow_app(environ, start_response):
+    time.sleep(0.2)
+    start_response('200 OK', [('Content-Type', 'text/plain')])
+    return [environ['PATH_INFO'].encode()]
+
+
+class TestThreadedServer(base.ApiTestCase):
+
+    def test_serves_concurrently_and_stops(self):
+        srv = server.ThreadedServer(slow_app, '127.0.0.1', 0, threads=8)
+        srv.start()
+        self.addCleanup(srv.stop)
+        port = srv.port
+        started = time.monotonic()
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(lambda i: get(port, '/%d' % i),
+                                    range(8)))
+        # Eight 0.2 s requests at once: threads, not one after the other.
+        self.assertLess(time.monotonic() - started, 1.2)
+        self.assertEqual([(200, b'/%d' % i) for i in range(8)], results)
+        started = time.monotonic()
+        srv.stop()
+        self.assertLess(time.monotonic() - started, 5)
+        self.assertRaises(OSError, socket.create_connection,
+                          ('127.0.0.1', port), 1)
+
+    def test_bind_error_raised_by_start(self):
+        taken = socket.socket()
+        self.addCleanup(taken.close)
+        taken.bind(('127.0.0.1', 0))
+        taken.listen()
+        srv = server.ThreadedServer(slow_app, '127.0.0.1',
+                                    taken.getsockname()[1])
+        self.assertRaises(OSError, srv.start)
+
+    def test_stop_before_start(self):
+        server.ThreadedServer(slow_app, '127.0.0.1', 0).stop()
+
+
+class TestApiService(base.ApiTestCase):
+
+    def test_serves_the_shared_memory_store(self):
+        self.flags(group='api', port=0, threads=4)
+        # The memory backend is one per process: a prefix of this test's.
+        self.flags(group='document_cache', backend='memory',
+                   key_prefix=self.id())
+        service = server.ApiService(self.conf)
+        service.start()
+        self.addCleanup(service.stop)
+        status, body = get(service.port, '/gpus/flavors')
+        self.assertEqual(503, status)
+        # What the worker of flavor-exporter-all does, in the same process.
+        shared = store.DocumentStore.from_conf(self.conf)
+        self.assertIs(cache._MEMORY, shared._backend)
+        docs, pointer = fakes.documents()
+        shared.publish(docs, pointer)
+        status, body = get(service.port, '/gpus/flavors')
+        self.assertEqual((200, docs['legacy/flavors']), (status, body))
+        service.stop()
+        service.wait()
