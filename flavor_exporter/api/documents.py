@@ -48,9 +48,9 @@ LOG = log.getLogger(__name__)
 # documents with their host breakdown are the bulk. Past the budget the
 # least recently used documents are fetched again from the cache.
 MAX_BYTES = 64 * 1024 * 1024
-# Unknown ids are remembered too (so that probing them costs no round
-# trip); the entry count bounds that.
-MAX_ENTRIES = 8192
+# Filtered lists are variants too; the entry count bounds how many
+# distinct ?name= values a client can make this process keep.
+MAX_ENTRIES = 4096
 
 
 class NoData(Exception):
@@ -271,9 +271,9 @@ class DocumentReader:
                 return None
             value = json.loads(raw)
             with self._lock:
-                # Only the lists and the name index are decoded: a few
-                # entries per generation.
-                if len(self._decoded) >= 16:
+                # Only the lists, the name index and what is derived from
+                # them: a few entries per generation.
+                if len(self._decoded) >= 32:
                     self._decoded.clear()
                 self._decoded[key] = value
         return value
@@ -292,13 +292,38 @@ class DocumentReader:
         else:
             value = self._decode(generation_id, name)
             body = None if value is None else encode(build(value))
-        rendered = _MISSING
-        if body is not None:
-            tag = zlib.crc32(repr((name, variant)).encode('utf-8'))
-            rendered = Rendered(body, '"%s-%08x"' % (generation_id, tag))
+        if body is None:
+            # Not remembered: pymemcache's HashClient answers a miss, not
+            # an error, while it waits to retry a failed server, so a
+            # missing document may be a cache failure. Callers check names
+            # against the generation's indexes (see derived()) instead.
+            return _MISSING
+        tag = zlib.crc32(repr((name, variant)).encode('utf-8'))
+        rendered = Rendered(body, '"%s-%08x"' % (generation_id, tag))
         with self._lock:
-            self._lru.put(key, rendered, len(body or b'') + 200)
+            self._lru.put(key, rendered, len(body) + 200)
         return rendered
+
+    def derived(self, view, key, compute):
+        """compute(decoded) of a document, memoised per generation.
+
+        key is (document name, purpose). For the indexes that tell an
+        unknown flavor (404) from an unreadable one (503). Raises
+        Unavailable when the document cannot be read.
+        """
+        memo_key = (view.generation.id, key)
+        try:
+            return self._decoded[memo_key]
+        except KeyError:
+            pass
+        document = self._decode(view.generation.id, key[0])
+        if document is None:
+            raise Unavailable('%s of generation %s is missing from the '
+                              'cache' % (key[0], view.generation.id))
+        value = compute(document)
+        with self._lock:
+            self._decoded[memo_key] = value
+        return value
 
     # The worker's status entry
 

@@ -22,11 +22,16 @@ import pecan
 import webob.exc
 
 from flavor_exporter.api.controllers import base
+from flavor_exporter.api import documents
 from flavor_exporter.api import responses
 
 LIST = 'legacy/flavors'
 ONE = 'legacy/flavor/%s'
 UNKNOWN_FLAVOR = 'Unknown flavor id!'
+
+
+def _ids(document):
+    return frozenset(f['flavor_openstack_id'] for f in document['flavors'])
 
 
 class FlavorsController(base.CollectionController):
@@ -50,9 +55,16 @@ class FlavorsController(base.CollectionController):
 
     @pecan.expose()
     def item(self, flavor_id):
-        view, rendered = self._answer(ONE % flavor_id)
-        if rendered is None:
+        view = responses.current_view(self._reader, self._retry_after)
+        # The list says which ids exist, so that an unknown id costs no
+        # cache round trip and a missing document is a cache problem.
+        if flavor_id not in self._reader.derived(view, (LIST, 'ids'),
+                                                 _ids):
             raise webob.exc.HTTPNotFound(detail=UNKNOWN_FLAVOR)
+        rendered = self._reader.render(view, ONE % flavor_id)
+        if rendered is None:
+            raise documents.Unavailable('%s is missing from the cache'
+                                        % (ONE % flavor_id))
         return responses.document(pecan.request, rendered, view)
 
 

@@ -30,6 +30,11 @@ def _bad_request(exc):
     return webob.exc.HTTPBadRequest(detail=str(exc))
 
 
+def _index(names):
+    """(flavor ids, {name: id}) from the v2/names document."""
+    return frozenset(names.values()), names
+
+
 def _marked_stale(document):
     return dict(document, stale=True)
 
@@ -85,14 +90,16 @@ class FlavorsController(base.CollectionController):
         except filters.BadQuery as exc:
             raise _bad_request(exc)
         view = self._view()
-        rendered = self._flavor(view, key)
-        if rendered is None:
-            flavor_id = (self._reader.decoded(view, NAMES) or {}).get(key)
-            if flavor_id is not None:
-                rendered = self._flavor(view, flavor_id)
-        if rendered is None:
+        # Ids first: a flavor may be named like another's id.
+        ids, names = self._reader.derived(view, (NAMES, 'index'), _index)
+        flavor_id = key if key in ids else names.get(key)
+        if flavor_id is None:
             raise webob.exc.HTTPNotFound(
                 detail='No flavor has the id or name "%s".' % key)
+        rendered = self._flavor(view, flavor_id)
+        if rendered is None:
+            raise documents.Unavailable('%s is missing from the cache'
+                                        % (ONE % flavor_id))
         return responses.document(pecan.request, rendered, view)
 
     def _flavor(self, view, flavor_id):

@@ -90,13 +90,12 @@ class TestReader(testtools.TestCase):
         self.publish()
         view = self.reader.view()
         self.reader.raw(view, 'a')
-        self.reader.raw(view, 'absent')
         gets = self.backend.gets
         for _ in range(100):
             view = self.reader.view()
             self.reader.raw(view, 'a')
-            self.reader.raw(view, 'absent')
             self.reader.render(view, 'a', 'v', lambda doc: doc)
+            self.reader.derived(view, ('a', 'keys'), sorted)
         # The variant is decoded from the bytes held here too.
         self.assertEqual(gets, self.backend.gets)
 
@@ -205,8 +204,29 @@ class TestReader(testtools.TestCase):
         self.publish()
         view = self.reader.view()
         for i in range(10):
-            self.reader.raw(view, 'unknown%d' % i)
+            self.reader.render(view, 'a', i, lambda doc: doc)
         self.assertEqual(3, len(self.reader._lru))
+
+    def test_absent_documents_not_remembered(self):
+        # A miss may be a failing cache (see _lookup): ask again.
+        self.publish()
+        view = self.reader.view()
+        gets = self.backend.gets
+        self.assertIsNone(self.reader.raw(view, 'absent'))
+        self.assertIsNone(self.reader.raw(view, 'absent'))
+        self.assertEqual(gets + 2, self.backend.gets)
+
+    def test_derived(self):
+        self.publish()
+        view = self.reader.view()
+        compute = mock.Mock(return_value='keys')
+        self.assertEqual('keys', self.reader.derived(view, ('a', 'k'),
+                                                     compute))
+        self.assertEqual('keys', self.reader.derived(view, ('a', 'k'),
+                                                     compute))
+        compute.assert_called_once_with({'stale': False, 'x': 1})
+        self.assertRaises(documents.Unavailable, self.reader.derived,
+                          view, ('absent', 'k'), compute)
 
     def test_cold_cache_handed_to_on_cold(self):
         def fill():

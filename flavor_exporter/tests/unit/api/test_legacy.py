@@ -58,6 +58,23 @@ class TestLegacy(base.ApiTestCase):
                              response.body)
             self.assertEqual('application/json', response.content_type)
 
+    def test_unknown_ids_cost_no_cache_round_trip(self):
+        # Only the pointer would be read, and not within a minute.
+        self.flags(group='api', generation_check_interval=60)
+        self.publish()
+        self.app.get('/gpus/flavors/nope', status=404)
+        gets = self.backend.gets
+        for i in range(10):
+            self.app.get('/gpus/flavors/nope%d' % i, status=404)
+        self.assertEqual(gets, self.backend.gets)
+
+    def test_known_id_missing_from_cache_is_503(self):
+        self.publish()
+        key = self.store.document_key(self.generation, 'legacy/flavor/g1')
+        del self.backend._items[key]
+        self.assertJsonError(self.app.get('/gpus/flavors/g1', status=503),
+                             503, 'missing', legacy=True)
+
     def test_query_string_ignored(self):
         docs = self.publish()
         response = self.app.get('/gpus/flavors/?_=1234&gpu=maybe')

@@ -183,6 +183,31 @@ class TestOne(base.ApiTestCase):
         self.assertJsonError(self.app.get('/v2/flavors/a/b', status=404),
                              404)
 
+    def test_id_before_name(self):
+        flavors = fakes.default_flavors()
+        flavors[0]['name'] = 'g1'  # flavor 1 is named like flavor g1's id
+        self.publish(flavors)
+        self.assertEqual('g1', self.app.get(
+            '/v2/flavors/g1').json['flavor']['id'])
+
+    def test_unknown_costs_no_cache_round_trip(self):
+        # Only the pointer would be read, and not within a minute.
+        self.flags(group='api', generation_check_interval=60)
+        self.publish()
+        self.app.get('/v2/flavors/nope', status=404)
+        gets = self.backend.gets
+        for i in range(10):
+            self.app.get('/v2/flavors/nope%d' % i, status=404)
+        self.assertEqual(gets, self.backend.gets)
+
+    def test_known_flavor_missing_from_cache_is_503(self):
+        self.publish()
+        key = self.store.document_key(self.generation, 'v2/flavor/g1')
+        del self.backend._items[key]
+        response = self.app.get('/v2/flavors/gpu.a100', status=503)
+        self.assertJsonError(response, 503, 'missing')
+        self.assertIn('Retry-After', response.headers)
+
     def test_no_query_parameters(self):
         self.publish()
         self.assertJsonError(

@@ -1,0 +1,131 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""flavor-exporter-api as an operator runs it: uWSGI and memcached."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.error
+import urllib.request
+
+import fixtures
+
+from flavor_exporter.common import store
+from flavor_exporter.tests import base
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from flavor_exporter.tests.unit.api import fakes
+
+
+def command():
+    """The console script when installed (tox), else the module."""
+    script = os.path.join(os.path.dirname(sys.executable),
+                          'flavor-exporter-api')
+    if os.access(script, os.X_OK):
+        return [script]
+    return [sys.executable, '-m', 'flavor_exporter.cmd.api']
+
+
+def fetch(port, path):
+    try:
+        with urllib.request.urlopen('http://127.0.0.1:%d%s' % (port, path),
+                                    timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def fetch_ok(port, path, timeout=10):
+    """fetch() until 200, for a while.
+
+    Each process sees a new generation within [api]
+    generation_check_interval (1 s), not at once.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = fetch(port, path)
+        if answer[0] == 200 or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.1)
+
+
+class TestFlavorExporterApi(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.memcached = self.useFixture(fe_fixtures.MemcachedFixture())
+        self.port = fe_fixtures.free_port()
+        directory = self.useFixture(fixtures.TempDir()).path
+        self.log = os.path.join(directory, 'api.log')
+        self.config = os.path.join(directory, 'flavor-exporter.conf')
+        with open(self.config, 'w') as f:
+            f.write(textwrap.dedent('''
+                [DEFAULT]
+                log_file = %s
+                [api]
+                host_ip = 127.0.0.1
+                port = %d
+                workers = 2
+                [document_cache]
+                memcache_servers = %s
+                key_prefix = uwsgi-test
+            ''' % (self.log, self.port, self.memcached.servers[0])))
+        self.flags(group='document_cache',
+                   memcache_servers=self.memcached.servers,
+                   key_prefix='uwsgi-test')
+        self.store = store.DocumentStore.from_conf(self.conf)
+        self.addCleanup(self.store.close)
+
+    def start(self):
+        process = subprocess.Popen(
+            command() + ['--config-file', self.config],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        self.addCleanup(self._kill, process)
+        try:
+            fe_fixtures.wait_for_port(self.port, timeout=60,
+                                      process=process)
+        except RuntimeError:
+            self._kill(process)
+            self.fail('flavor-exporter-api did not start:\n%s'
+                      % process.stdout.read().decode(errors='replace'))
+        return process
+
+    def _kill(self, process):
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+
+    def test_serves_published_documents(self):
+        process = self.start()
+        status, headers, body = fetch(self.port, '/gpus/flavors')
+        self.assertEqual(503, status)
+        self.assertIn('Retry-After', headers)
+
+        docs, pointer = fakes.documents(fakes.many_flavors(50))
+        self.store.publish(docs, pointer)
+        status, headers, body = fetch_ok(self.port, '/gpus/flavors/')
+        self.assertEqual(200, status)
+        self.assertEqual('application/json', headers['Content-Type'])
+        self.assertEqual(docs['legacy/flavors'], body)
+        status, _, body = fetch_ok(self.port, '/v2/flavors/?gpu=true')
+        self.assertEqual((200, docs['v2/flavors?gpu=true']), (status, body))
+
+        # uWSGI stops on SIGTERM (systemd, Docker), workers with it.
+        os.killpg(process.pid, signal.SIGTERM)
+        self.assertIsNotNone(process.wait(30))
+        output = process.stdout.read().decode(errors='replace')
+        self.assertIn('spawned uWSGI worker 2', output)
