@@ -1,0 +1,189 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The oracle: how many servers of a flavor does Nova really start?
+
+Boot servers of a flavor one at a time until one ends in ERROR with
+"No valid host was found"; the number of ACTIVE servers before it is the
+capacity flavor-exporter must report as ``available``. The servers are
+deleted afterwards, and the oracle waits until Placement has released
+their allocations, so the next measurement starts from the same cloud.
+
+Everything goes through the REST API with an admin openstacksdk
+Connection; nothing here imports Nova.
+"""
+
+import collections
+import time
+import uuid
+
+from openstack import exceptions as sdk_exc
+
+#: The Glance stand-in image the test cloud preloads.
+IMAGE_ID = '155d900f-4e14-4e4c-a73d-069cbf4541e6'
+NO_VALID_HOST = 'No valid host was found'
+#: 2.74 lets an admin name a host and still run the scheduler's filters;
+#: 'networks: none' needs 2.37.
+MICROVERSION = '2.74'
+POLL = 0.02
+BOOT_TIMEOUT = 60
+DEFAULT_LIMIT = 200
+
+
+class OracleError(AssertionError):
+    """The cloud did something the oracle cannot count on."""
+
+
+class OracleResult(object):
+    """What one fill found.
+
+    ``count`` ACTIVE servers; ``hosts`` a Counter of the compute service
+    hosts they ran on; ``servers`` the ACTIVE servers if they were kept.
+    """
+
+    def __init__(self, active, keep):
+        self.count = len(active)
+        self.hosts = collections.Counter(
+            s['OS-EXT-SRV-ATTR:host'] for s in active)
+        self.servers = active if keep else []
+
+    def __repr__(self):
+        return 'OracleResult(count=%d, hosts=%s)' % (self.count,
+                                                     dict(self.hosts))
+
+
+def flavor_id(conn, flavor):
+    """Resolve a flavor name or id, private flavors included."""
+    if not isinstance(flavor, str):
+        return flavor.id
+    flavors = conn.compute.get('/flavors?is_public=None',
+                               microversion=MICROVERSION).json()['flavors']
+    for item in flavors:
+        if flavor in (item['id'], item['name']):
+            return item['id']
+    raise OracleError('no flavor %r' % flavor)
+
+
+def _get(conn, server_id):
+    resp = conn.compute.get('/servers/%s' % server_id,
+                            microversion=MICROVERSION)
+    if resp.status_code == 404:
+        return None
+    sdk_exc.raise_from_response(resp)
+    return resp.json()['server']
+
+
+def boot(conn, flavor, *, host=None, name=None, timeout=BOOT_TIMEOUT):
+    """Boot one server; return it (a dict) once ACTIVE or ERROR."""
+    body = {'name': name or 'oracle-%s' % uuid.uuid4().hex[:8],
+            'imageRef': IMAGE_ID, 'flavorRef': flavor_id(conn, flavor),
+            'networks': 'none'}
+    if host:
+        body['host'] = host
+    resp = conn.compute.post('/servers', json={'server': body},
+                             microversion=MICROVERSION)
+    sdk_exc.raise_from_response(resp)
+    server_id = resp.json()['server']['id']
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        server = _get(conn, server_id)
+        if server and server['status'] in ('ACTIVE', 'ERROR'):
+            return server
+        time.sleep(POLL)
+    raise OracleError('server %s neither ACTIVE nor ERROR after %ss'
+                      % (server_id, timeout))
+
+
+def _fault(server):
+    return (server.get('fault') or {}).get('message', '')
+
+
+def boot_servers(conn, flavor, count, *, host=None):
+    """Boot ``count`` servers that must all become ACTIVE; return them.
+
+    For scenarios that need usage. On failure the servers booted so far
+    are deleted again.
+    """
+    servers = []
+    try:
+        for _ in range(count):
+            server = boot(conn, flavor, host=host)
+            servers.append(server)
+            if server['status'] != 'ACTIVE':
+                raise OracleError('server %d of %d failed: %s' % (
+                    len(servers), count, _fault(server)))
+    except Exception:
+        delete_servers(conn, servers)
+        raise
+    return servers
+
+
+def _allocations(conn, server_id):
+    resp = conn.placement.get('/allocations/%s' % server_id)
+    sdk_exc.raise_from_response(resp)
+    return resp.json()['allocations']
+
+
+def delete_servers(conn, servers, *, timeout=BOOT_TIMEOUT):
+    """Delete servers; return when they and their allocations are gone."""
+    ids = [s['id'] for s in servers]
+    for server_id in ids:
+        resp = conn.compute.delete('/servers/%s' % server_id,
+                                   microversion=MICROVERSION)
+        if resp.status_code != 404:
+            sdk_exc.raise_from_response(resp)
+    deadline = time.monotonic() + timeout
+    pending = list(ids)
+    while pending:
+        if time.monotonic() > deadline:
+            raise OracleError('servers not deleted in %ss: %s' % (timeout,
+                                                                   pending))
+        pending = [i for i in pending
+                   if _get(conn, i) is not None or _allocations(conn, i)]
+        if pending:
+            time.sleep(POLL)
+
+
+def fill(conn, flavor, *, limit=DEFAULT_LIMIT, keep=False):
+    """Boot ``flavor`` until NoValidHost; return an :class:`OracleResult`.
+
+    Servers are deleted afterwards unless ``keep``; then the caller gets
+    the ACTIVE ones as ``result.servers`` and must delete them.
+    """
+    created = []
+    active = []
+    try:
+        while True:
+            if len(active) >= limit:
+                raise OracleError('%d servers of %s booted and still no '
+                                  'NoValidHost' % (limit, flavor))
+            server = boot(conn, flavor)
+            created.append(server)
+            if server['status'] == 'ERROR':
+                if NO_VALID_HOST not in _fault(server):
+                    raise OracleError('server failed for another reason '
+                                      'than capacity: %s' % _fault(server))
+                break
+            active.append(server)
+    except BaseException:
+        delete_servers(conn, created)
+        raise
+    delete_servers(conn, created[len(active):] if keep else created)
+    return OracleResult(active, keep)
+
+
+def boot_until_no_valid_host(conn, flavor, *, limit=DEFAULT_LIMIT):
+    """The number of servers of ``flavor`` Nova starts before NoValidHost.
+
+    Every server created is deleted again before this returns.
+    """
+    return fill(conn, flavor, limit=limit).count
