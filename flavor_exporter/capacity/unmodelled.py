@@ -1,0 +1,106 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""What decides where a flavor lands but is outside Placement.
+
+Nova's scheduler filters act on facts Placement does not hold: guest NUMA
+topology, pinned CPUs and huge pages per host NUMA node
+(NUMATopologyFilter), PCI devices in the PCI tracker (PciPassthroughFilter),
+host capabilities (ComputeCapabilitiesFilter), Cyborg device profiles and
+image properties. The engine counts Placement inventory only, so each such
+spec is reported as one line instead of being silently ignored.
+"""
+
+import re
+
+from flavor_exporter.capacity import flavor_features
+
+_NUMA_KEY = re.compile(r'hw:numa_(nodes|cpus\.\d+|mem\.\d+)')
+# Memory encryption models that also need a stateless firmware image.
+_STATELESS_FIRMWARE_MODELS = ('amd-sev-snp', 'intel-tdx')
+
+
+def notes(specs, pinned, pci, aliases, idle_aliases=()):
+    """One line for each placement decision the engine does not model.
+
+    :param specs: a flavor's extra specs, already checked.
+    :param pinned: whether the flavor pins CPUs (a dedicated or mixed
+        policy, or PCPU in any request group).
+    :param pci: the flavor's request.PciDemand list.
+    :param aliases: {name: PciAlias} of [pci] alias.
+    :param idle_aliases: names asked for with a count of 0.
+    """
+    lines = []
+    numa_keys = sorted(key for key in specs if _NUMA_KEY.fullmatch(key))
+    numa = bool(numa_keys or pinned or specs.get('hw:mem_page_size')
+                or specs.get('hw:pmem'))
+    if numa_keys:
+        lines.append('%s: the guest NUMA topology must fit host NUMA nodes '
+                     '(NUMATopologyFilter); not modelled'
+                     % ', '.join(numa_keys))
+    if pinned:
+        lines.append('pinned CPUs must fit in the free dedicated CPUs of '
+                     'host NUMA nodes (NUMATopologyFilter); only PCPU '
+                     'totals are modelled')
+    if specs.get('hw:mem_page_size'):
+        lines.append('hw:mem_page_size=%s: huge pages per host NUMA node '
+                     'are not in Placement; not modelled'
+                     % specs['hw:mem_page_size'])
+    if specs.get('hw:pmem'):
+        lines.append('hw:pmem: vPMEM namespaces are requested from '
+                     'Placement, their NUMA placement is not modelled')
+    if pci and numa:
+        policies = sorted({specs.get('hw:pci_numa_affinity_policy')
+                           or (aliases[demand.alias].numa_policy
+                               if demand.alias in aliases else None)
+                           or 'legacy' for demand in pci})
+        lines.append('PCI NUMA affinity (%s) of a NUMA guest is not '
+                     'modelled' % ', '.join(policies))
+    elif specs.get('hw:pci_numa_affinity_policy'):
+        lines.append('hw:pci_numa_affinity_policy=%s: PCI NUMA affinity is '
+                     'not modelled' % specs['hw:pci_numa_affinity_policy'])
+    capabilities = sorted(key for key in specs
+                          if key.startswith('capabilities:')
+                          or key == 'hw:maxphysaddr_bits')
+    if capabilities:
+        lines.append('%s: ComputeCapabilitiesFilter is not modelled'
+                     % ', '.join(capabilities))
+    if specs.get('accel:device_profile'):
+        lines.append('accel:device_profile=%s: Cyborg device profile groups '
+                     'are not modelled' % specs['accel:device_profile'])
+    model = flavor_features.mem_encryption_model(specs)
+    if model:
+        lines.append('hw:mem_encryption (%s): boots only images with '
+                     'hw_firmware_type=uefi%s (image-dependent)'
+                     % (model, ' and hw_firmware_stateless'
+                        if model in _STATELESS_FIRMWARE_MODELS else ''))
+    for demand in pci:
+        alias = aliases.get(demand.alias)
+        if alias is None:
+            lines.append('PCI alias %r is not in [pci] alias: no Placement '
+                         'resource class known' % demand.alias)
+        elif alias.alternatives:
+            lines.append('PCI alias %r has %d specs: Nova refuses that with '
+                         'PCI in Placement, else any of them matches; only '
+                         'the first is modelled'
+                         % (demand.alias, 1 + len(alias.alternatives)))
+    for name in idle_aliases:
+        # Nova still makes a PCI request for 0 devices: no Placement group,
+        # but PciPassthroughFilter (nova.pci.stats._filter_pools) passes
+        # only hosts with a free device matching the alias.
+        lines.append('PCI alias %r with count 0: no device is allocated, '
+                     'but PciPassthroughFilter still wants a free one on '
+                     'the host%s; not modelled'
+                     % (name, '' if name in aliases else
+                        ' (and the alias is not in [pci] alias)'))
+    return lines
