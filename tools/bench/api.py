@@ -1,0 +1,329 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Benchmark of the API against a bare WSGI callable, on the same uWSGI.
+
+Starts memcached on a free loopback port, publishes a 500-flavor
+generation, then serves it three ways under the uWSGI command line
+flavor-exporter-api runs (tools/bench/api_apps.py):
+
+- bare: one memcached get per request, no framework (the yardstick);
+- stock: the API with Pecan's own getargspec;
+- fixed: the API as shipped, with flavor_exporter.api.pecan_compat;
+
+and measures each with wrk at 1, 16 and 64 connections (a few seconds
+each, in interleaved rounds, keeping each one's best), plus the CPU time
+one request costs in process. Figures go to bench-results/api.json;
+ratios are to bare at the same concurrency. wrk shares the machine with
+the servers: compare ratios, not absolutes, on an otherwise idle machine.
+About 2 minutes with the defaults.
+
+    python -m tools.bench.api [--duration 5] [--rounds 2]
+                              [--concurrency 1,16,64]
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import webob
+
+from flavor_exporter.api import wsgi_env
+from flavor_exporter.cmd import api as cmd_api
+from flavor_exporter.common import config
+from flavor_exporter.common import store as store_mod
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from flavor_exporter.tests.unit.api import fakes
+from tools.bench import api_apps
+
+KEY_PREFIX = 'bench'
+# Path served -> the published document it serves as it is.
+DOCUMENTS = {'/gpus/flavors/': 'legacy/flavors',
+             '/v2/flavors/': 'v2/flavors'}
+APPS = ('bare', 'stock', 'fixed')
+TARGETS = {'ratio_to_bare': 0.8, 'p99_ms_at_64': 20.0}
+
+
+def parse_wrk(output):
+    """{'rps', 'p50_ms', 'p99_ms', 'errors'} from wrk --latency output."""
+    def ms(value, unit):
+        return float(value) * {'us': 0.001, 'ms': 1.0, 's': 1000.0}[unit]
+
+    latency = {pct: ms(v, u) for pct, v, u in re.findall(
+        r'^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$', output, re.M)}
+    rps = re.search(r'^Requests/sec:\s+([\d.]+)', output, re.M)
+    sockets = {kind: int(n) for kind, n in re.findall(
+        r'(connect|read|write|timeout) (\d+)', output)}
+    non_2xx = re.search(r'Non-2xx or 3xx responses: (\d+)', output)
+    # wrk counts a server closing the connection after its answer (uWSGI
+    # --http-socket speaks HTTP/1.0) as a "read" error: not a failure.
+    errors = (sockets.get('connect', 0) + sockets.get('write', 0) +
+              sockets.get('timeout', 0) +
+              (int(non_2xx.group(1)) if non_2xx else 0))
+    return {'rps': float(rps.group(1)) if rps else 0.0,
+            'p50_ms': latency.get('50'), 'p99_ms': latency.get('99'),
+            'errors': errors}
+
+
+def run_wrk(port, path, connections, duration):
+    argv = ['wrk', '-t%d' % min(2, connections), '-c%d' % connections,
+            '-d%ds' % duration, '--timeout', '5s', '--latency',
+            'http://127.0.0.1:%d%s' % (port, path)]
+    output = subprocess.run(argv, capture_output=True, text=True,
+                            timeout=duration + 60, check=True).stdout
+    return parse_wrk(output)
+
+
+def cpu_us_per_request(application, path, requests):
+    """Process CPU time of one request, called in process (no server)."""
+    def call():
+        request = webob.Request.blank(path)
+        request.environ['HTTP_ACCEPT'] = '*/*'
+        response = request.get_response(application)
+        assert response.status_int == 200, response.status
+
+    for _ in range(100):
+        call()
+    started = time.process_time()
+    for _ in range(requests):
+        call()
+    return round((time.process_time() - started) / requests * 1e6, 1)
+
+
+class Bench:
+
+    def __init__(self, args):
+        self.args = args
+        self.memcached = fe_fixtures.MemcachedFixture()
+        self.workdir = tempfile.mkdtemp(prefix='flavor-exporter-bench-')
+        self.uwsgi = cmd_api.find_uwsgi()
+
+    def prepare(self):
+        self.memcached.setUp()
+        config.parse_args([], default_config_files=[])
+        conf = config.CONF
+        conf.set_override('memcache_servers', self.memcached.servers,
+                          'document_cache')
+        conf.set_override('key_prefix', KEY_PREFIX, 'document_cache')
+        conf.set_override('workers', self.args.workers, 'api')
+        self.conf = conf
+        self.store = store_mod.DocumentStore.from_conf(conf)
+        docs, pointer = fakes.documents(fakes.many_flavors(
+            self.args.flavors, gpu_every=1, hosts=40))
+        self.generation = self.store.publish(docs, pointer)
+        self.sizes = {name: len(docs[name])
+                      for name in DOCUMENTS.values()}
+        self.config_file = os.path.join(self.workdir, 'bench.conf')
+        with open(self.config_file, 'w') as f:
+            f.write('[document_cache]\nmemcache_servers = %s\n'
+                    'key_prefix = %s\n' % (self.memcached.servers[0],
+                                           KEY_PREFIX))
+
+    def close(self):
+        self.memcached.cleanUp()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def serve(self, name, path):
+        """Start uWSGI serving app name; (process, port, argv)."""
+        port = fe_fixtures.free_port()
+        self.conf.set_override('port', port, 'api')
+        argv = cmd_api.uwsgi_argv(self.conf, self.uwsgi)
+        argv[argv.index('--module') + 1] = (
+            'tools.bench.api_apps:application')
+        env = dict(os.environ, **wsgi_env.environment([self.config_file]))
+        env.update({api_apps.APP_ENV: name,
+                    api_apps.SERVER_ENV: self.memcached.servers[0],
+                    api_apps.KEY_ENV: self.store.document_key(
+                        self.generation, DOCUMENTS[path]),
+                    'PYTHONPATH': os.pathsep.join(
+                        [os.getcwd()] + sys.path[1:])})
+        process = subprocess.Popen(argv, env=env, start_new_session=True,
+                                   stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        fe_fixtures.wait_for_port(port, timeout=60, process=process)
+        # uWSGI listens before its processes have loaded the application.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(
+                        'http://127.0.0.1:%d%s' % (port, path), timeout=30):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        return process, port, argv
+
+    @staticmethod
+    def stop(process):
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+
+    def measure_servers(self, path):
+        """wrk figures per app and concurrency: the best of the rounds.
+
+        The three servers run side by side and are measured in turn, round
+        after round, so that load from elsewhere on the machine hits them
+        alike; an idle uWSGI costs nothing.
+        """
+        servers = {}
+        try:
+            for name in APPS:
+                servers[name] = self.serve(name, path)
+            for name, (_, port, _) in servers.items():
+                # Every process loads the application and warms up.
+                run_wrk(port, path, 16, 3)
+            results = {name: {} for name in APPS}
+            for c in self.args.concurrency:
+                for _ in range(self.args.rounds):
+                    for name, (_, port, _) in servers.items():
+                        row = run_wrk(port, path, c, self.args.duration)
+                        best = results[name].get(str(c))
+                        if best is None or row['rps'] > best['rps']:
+                            results[name][str(c)] = row
+        finally:
+            for process, _, _ in servers.values():
+                self.stop(process)
+        return results, servers['fixed'][2]
+
+    def measure_cpu(self, path):
+        key = self.store.document_key(self.generation, DOCUMENTS[path])
+        bare = api_apps.Bare(self.memcached.servers[0], key)
+        fixed = api_apps.api(True, self.conf)
+        figures = {'bare': cpu_us_per_request(bare, path,
+                                              self.args.cpu_requests),
+                   'fixed': cpu_us_per_request(fixed, path,
+                                               self.args.cpu_requests)}
+        stock = api_apps.api(False, self.conf)
+        try:
+            figures['stock'] = cpu_us_per_request(stock, path,
+                                                  self.args.cpu_requests)
+        finally:
+            from flavor_exporter.api import pecan_compat
+            pecan_compat.install()
+        return figures
+
+    def run(self):
+        report = {
+            'machine': {'cpus': os.cpu_count(),
+                        'python': platform.python_version(),
+                        'uwsgi': subprocess.run(
+                            [self.uwsgi, '--version'], capture_output=True,
+                            text=True).stdout.strip()},
+            'flavors': self.args.flavors,
+            'duration_seconds': self.args.duration,
+            'rounds': self.args.rounds,
+            'load_average_before': os.getloadavg(),
+            'targets': TARGETS,
+            'paths': {},
+        }
+        for path in self.args.path:
+            servers, argv = self.measure_servers(path)
+            ratios = {name: {c: round(servers[name][c]['rps'] /
+                                      servers['bare'][c]['rps'], 2)
+                             if servers['bare'][c]['rps'] else None
+                             for c in servers[name]}
+                      for name in servers}
+            report['paths'][path] = {
+                'document_bytes': self.sizes[DOCUMENTS[path]],
+                'servers': servers,
+                'ratio_to_bare': ratios,
+                'fixed_over_stock': {
+                    c: round(servers['fixed'][c]['rps'] /
+                             servers['stock'][c]['rps'], 2)
+                    for c in servers['fixed']
+                    if servers['stock'][c]['rps']},
+                'cpu_us_per_request': self.measure_cpu(path),
+            }
+            report['uwsgi_argv'] = [a for a in argv[1:]]
+        return report
+
+
+def table(report):
+    lines = []
+    for path, figures in report['paths'].items():
+        lines.append('%s (%d bytes), uWSGI %s processes'
+                     % (path, figures['document_bytes'],
+                        report['uwsgi_argv'][
+                            report['uwsgi_argv'].index('--processes') + 1]))
+        lines.append('%-6s %5s %10s %9s %9s %7s %8s' % (
+            'app', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors',
+            'vs bare'))
+        for name, by_c in figures['servers'].items():
+            for c, row in by_c.items():
+                lines.append('%-6s %5s %10.0f %9.2f %9.2f %7d %8s' % (
+                    name, c, row['rps'], row['p50_ms'] or 0,
+                    row['p99_ms'] or 0, row['errors'],
+                    figures['ratio_to_bare'][name][c]))
+        lines.append('in-process CPU per request (us): %s' % ', '.join(
+            '%s %s' % item
+            for item in figures['cpu_us_per_request'].items()))
+        lines.append('fixed / stock req/s: %s' % ', '.join(
+            'c=%s %s' % item
+            for item in figures['fixed_over_stock'].items()))
+        lines.append('')
+    return '\n'.join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument('--flavors', type=int, default=500)
+    parser.add_argument('--duration', type=int, default=5,
+                        help='seconds of wrk per concurrency (max 60)')
+    parser.add_argument('--concurrency', default='1,16,64',
+                        type=lambda s: [int(c) for c in s.split(',')])
+    parser.add_argument('--path', action='append',
+                        choices=sorted(DOCUMENTS),
+                        help='default: /gpus/flavors/')
+    parser.add_argument('--workers', type=int, default=None,
+                        help='uWSGI processes (default: as '
+                             'flavor-exporter-api, 2 x CPUs)')
+    parser.add_argument('--rounds', type=int, default=2,
+                        help='measurements per app and concurrency, '
+                             'interleaved; the best is kept')
+    parser.add_argument('--cpu-requests', type=int, default=3000)
+    parser.add_argument('--output', default='bench-results/api.json')
+    args = parser.parse_args(argv)
+    args.path = args.path or ['/gpus/flavors/']
+    args.duration = max(1, min(args.duration, 60))
+    if not shutil.which('wrk'):
+        sys.exit('tools.bench.api needs wrk (apt-get install wrk)')
+    bench = Bench(args)
+    try:
+        bench.prepare()
+        report = bench.run()
+    finally:
+        bench.close()
+    os.makedirs(os.path.dirname(args.output) or '.', exist_ok=True)
+    with open(args.output, 'w') as out:
+        json.dump(report, out, indent=2)
+    print(table(report))
+    print('written to %s' % args.output)
+
+
+if __name__ == '__main__':
+    main()
