@@ -1,0 +1,232 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The Placement source against a real Nova 34 + Placement 16.
+
+What the snapshot holds is compared with what Placement answers to plain
+GETs made here, independently of the source's own parsing; call counts are
+those of the real CloudClient.
+"""
+
+from flavor_exporter.capacity import model
+from flavor_exporter.common import openstack
+from flavor_exporter.tests import base
+from flavor_exporter.tests.functional.cloud import launcher
+from flavor_exporter.worker import placement_source
+
+NOVA_CALLS = 4  # hypervisors, flavors, services, aggregates: one page each
+
+
+def _placement_view(conn):
+    """{uuid: (name, parent, generation, inventories, usages, traits)}."""
+    def get(path):
+        response = conn.placement.get(path, microversion='1.14')
+        response.raise_for_status()
+        return response.json()
+
+    view = {}
+    for rp in get('/resource_providers')['resource_providers']:
+        base_path = '/resource_providers/%s/' % rp['uuid']
+        inventories = {
+            rc: model.Inventory(
+                total=inv['total'], reserved=inv['reserved'],
+                min_unit=inv['min_unit'], max_unit=inv['max_unit'],
+                step_size=inv['step_size'],
+                allocation_ratio=inv['allocation_ratio'])
+            for rc, inv in get(base_path + 'inventories')[
+                'inventories'].items()}
+        view[rp['uuid']] = (
+            rp['name'], rp['parent_provider_uuid'], rp['generation'],
+            inventories, get(base_path + 'usages')['usages'],
+            frozenset(get(base_path + 'traits')['traits']))
+    return view
+
+
+def _snapshot_view(snapshot):
+    return {p.uuid: (p.name, p.parent_uuid, p.generation, p.inventories,
+                     p.usages, p.traits)
+            for host in snapshot.hosts for p in host.providers}
+
+
+class PlacementSourceFunctionalTest(base.TestCase):
+
+    def collect(self, source, client):
+        start = client.call_count
+        snapshot = source.collect(client)
+        self.assertEqual(client.call_count - start, snapshot.api_calls)
+        return snapshot
+
+
+class TestPciInPlacement(PlacementSourceFunctionalTest):
+    """PCI devices as child providers; the cloud is not changed."""
+
+    def setUp(self):
+        super().setUp()
+        self.cloud = launcher.shared_cloud('pci_placement')
+        self.conn = self.cloud.connection()
+        self.client = openstack.CloudClient(self.conn)
+
+    def test_snapshot_is_what_placement_reports(self):
+        snapshot = self.collect(
+            placement_source.PlacementSource(self.conf), self.client)
+        self.assertEqual([], snapshot.problems)
+        self.assertEqual(_placement_view(self.conn),
+                         _snapshot_view(snapshot))
+        hypervisors = {h.id: h for h in self.conn.compute.hypervisors(
+            details=True)}
+        self.assertEqual(set(hypervisors),
+                         {host.root.uuid for host in snapshot.hosts})
+        for host in snapshot.hosts:
+            self.assertEqual(hypervisors[host.root.uuid].name, host.node)
+            self.assertEqual(self.cloud.hosts[host.name]['node'], host.node)
+            self.assertTrue(host.enabled)
+            self.assertTrue(host.up)
+            self.assertEqual('nova', host.availability_zone)
+        by_name = {host.name: host for host in snapshot.hosts}
+        self.assertEqual(1, len(by_name['cpu-1'].providers))
+        devices = by_name['pgpu-1'].providers[1:]
+        self.assertEqual(['pgpu-1.example.org_0000:81:00.0',
+                          'pgpu-1.example.org_0000:82:00.0'],
+                         [p.name for p in devices])
+        # The scenario's server holds one of the two devices.
+        self.assertEqual(1, sum(p.usages['CUSTOM_PCI_10DE_20B0']
+                                for p in devices))
+        self.assertEqual({'pci.a100.1', 'pci.a100.2', 'cpu.medium'},
+                         {f.name for f in snapshot.flavors}
+                         & {'pci.a100.1', 'pci.a100.2', 'cpu.medium'})
+
+    def test_second_refresh_calls(self):
+        source = placement_source.PlacementSource(self.conf)
+        providers = 3 + 4  # three roots, four PCI devices
+        first = self.collect(source, self.client)
+        # No GPU aggregate in this scenario: no servers listing.
+        self.assertEqual(1 + 3 * providers + NOVA_CALLS, first.api_calls)
+        self.assertEqual(self.client.calls['placement'],
+                         1 + 3 * providers)
+        second = self.collect(source, self.client)
+        self.assertEqual(1 + providers + NOVA_CALLS, second.api_calls)
+        self.assertEqual({'api_calls': second.api_calls,
+                          'providers': providers, 'providers_fetched': 0,
+                          'providers_reused': providers,
+                          'usages_read': providers}, source.last_stats)
+        self.assertEqual(_snapshot_view(first), _snapshot_view(second))
+
+        trusting = placement_source.PlacementSource(self.conf,
+                                                    cache_usages=True)
+        self.collect(trusting, self.client)
+        self.assertEqual(1 + NOVA_CALLS,
+                         self.collect(trusting, self.client).api_calls)
+
+
+class TestServerDelete(PlacementSourceFunctionalTest):
+    """Deleting a server frees its resources without a new generation."""
+
+    def test_usage_drop_is_seen(self):
+        cloud = self.useFixture(launcher.TestCloud('pci_placement'))
+        conn = cloud.connection()
+        client = openstack.CloudClient(conn)
+        source = placement_source.PlacementSource(self.conf)
+        trusting = placement_source.PlacementSource(self.conf,
+                                                    cache_usages=True)
+        before = self.collect(source, client)
+        self.collect(trusting, client)
+        [server] = list(conn.compute.servers(all_projects=True))
+        conn.compute.delete_server(server)
+        conn.compute.wait_for_delete(server, wait=120)
+
+        after = self.collect(source, client)
+        self.assertEqual(_placement_view(conn), _snapshot_view(after))
+        used_before = {p.uuid: p for h in before.hosts for p in h.providers}
+        pgpu = [h for h in after.hosts if h.name == 'pgpu-1'][0]
+        self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
+                         pgpu.root.usages)
+        self.assertEqual(0, sum(p.usages['CUSTOM_PCI_10DE_20B0']
+                                for p in pgpu.providers[1:]))
+        # The reason usages are read every refresh: Nova deleted the
+        # allocations with DELETE /allocations/{uuid} and Placement left
+        # every generation as it was.
+        self.assertEqual(
+            [used_before[p.uuid].generation for p in pgpu.providers],
+            [p.generation for p in pgpu.providers])
+        stale = [h for h in self.collect(trusting, client).hosts
+                 if h.name == 'pgpu-1'][0]
+        self.assertEqual(8, stale.root.usages['VCPU'])
+
+    def test_provider_without_hypervisor(self):
+        cloud = self.useFixture(launcher.TestCloud('pci_placement'))
+        conn = cloud.connection()
+        client = openstack.CloudClient(conn)
+        source = placement_source.PlacementSource(self.conf)
+        self.collect(source, client)
+        response = conn.placement.post(
+            '/resource_providers', microversion='1.20',
+            json={'name': 'shared-disk'})
+        response.raise_for_status()
+        shared = response.json()['uuid']
+        snapshot = self.collect(source, client)
+        self.assertEqual(
+            ['resource provider shared-disk (%s): root provider with no '
+             'hypervisor (a sharing provider, or a compute node Nova no '
+             'longer has), its tree of 1 provider(s) skipped' % shared],
+            snapshot.problems)
+        # Not read: the seven compute providers' usages only.
+        self.assertEqual(1 + 7 + NOVA_CALLS, snapshot.api_calls)
+
+
+class TestGpuAggregates(PlacementSourceFunctionalTest):
+    """GPU host aggregates of a cloud that keeps PCI out of Placement."""
+
+    def test_pools_and_usage(self):
+        cloud = launcher.shared_cloud('mixed_gpu')
+        self.flags(group='pci', alias=[
+            '{"name": "V100", "vendor_id": "10de", "product_id": "1db4", '
+            '"device_type": "type-PCI"}',
+            '{"name": "A100", "vendor_id": "10de", "product_id": "20b0", '
+            '"device_type": "type-PCI"}'])
+        conn = cloud.connection()
+        client = openstack.CloudClient(conn)
+        source = placement_source.PlacementSource(self.conf)
+        snapshot = self.collect(source, client)
+        self.assertEqual([], snapshot.problems)
+        # Per-host reserved memory and VCPU ratio as Placement has them.
+        self.assertEqual(_placement_view(conn), _snapshot_view(snapshot))
+        a100 = [h for h in snapshot.hosts if h.name == 'a100-1'][0]
+        self.assertEqual((8192, 1.0),
+                         (a100.root.inventories['MEMORY_MB'].reserved,
+                          a100.root.inventories['VCPU'].allocation_ratio))
+        self.assertEqual(
+            [('a100-1', 'az-a100', [model.GpuPool('A100', 4, used=1)]),
+             ('v100-1', 'az-v100', [model.GpuPool('V100', 2)]),
+             ('v100-2', 'az-v100', [model.GpuPool('V100', 2)])],
+            sorted((h.name, h.availability_zone, h.gpu_pools)
+                   for h in snapshot.hosts))
+        # Three roots, no device providers; the servers listing is made.
+        self.assertEqual(1 + 3 * 3 + NOVA_CALLS + 1, snapshot.api_calls)
+        self.assertEqual(1, client.calls['compute'] - NOVA_CALLS)
+        # Server usage has no generation: listed on every refresh.
+        self.assertEqual(1 + 3 + NOVA_CALLS + 1,
+                         self.collect(source, client).api_calls)
+
+
+class TestDisabledHost(PlacementSourceFunctionalTest):
+
+    def test_disabled_service(self):
+        cloud = launcher.shared_cloud('disabled_host')
+        client = openstack.CloudClient(cloud.connection())
+        snapshot = self.collect(
+            placement_source.PlacementSource(self.conf), client)
+        self.assertEqual(
+            [('host-1', True), ('host-2', True), ('host-3', False)],
+            sorted((h.name, h.enabled) for h in snapshot.hosts))
+        host3 = [h for h in snapshot.hosts if h.name == 'host-3'][0]
+        self.assertIn(placement_source.DISABLED_TRAIT, host3.traits)
