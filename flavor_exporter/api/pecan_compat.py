@@ -11,19 +11,21 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Memoise Pecan's argspec lookup, its most expensive step per request.
+"""Take two per-request costs out of Pecan 1.8 that need no recomputing.
 
-Pecan 1.8's ``pecan.compat.getargspec`` defines a new ``namedtuple``
-class on every call, and Pecan calls it several times per request (routing,
-argument binding, ``invoke_controller``). Measured on this project's API,
-that was about half of the CPU time of a request. A function's argspec
-never changes, so it is computed once per function here and reused.
+1. ``pecan.compat.getargspec`` defines a new ``namedtuple`` class on every
+   call, and Pecan calls it several times per request (routing, argument
+   binding, ``invoke_controller``): about 70% of the CPU time of a request
+   to this API (tools/bench/api.py, stock vs fixed). A function's argspec
+   never changes, so it is computed once per function here.
+2. ``pecan.routing._detect_custom_path_segments`` runs ``dir()`` on every
+   controller a request traverses, before it checks whether it has
+   already scanned that controller's class; here the check comes first.
 
-``install()`` replaces ``pecan.compat.getargspec`` and the alias
-``pecan.util`` imported from it. Nothing else in Pecan changes. Remove this
-module, and its call in ``flavor_exporter.api.app``, once Pecan builds the
-namedtuple class once (the unit test of this module says when: it fails
-when Pecan no longer needs the fix).
+``install()`` replaces those two functions (and the alias ``pecan.util``
+imported of the first); nothing else in Pecan changes. Remove this module,
+and its call in ``flavor_exporter.api.app``, once Pecan fixes them: its
+unit tests fail when Pecan no longer needs either fix.
 """
 
 import collections
@@ -32,11 +34,13 @@ import types
 import weakref
 
 import pecan.compat
+import pecan.routing
 import pecan.util
 
 ArgSpec = collections.namedtuple('ArgSpec', 'args varargs keywords defaults')
 
 _original = pecan.compat.getargspec
+_original_detect = pecan.routing._detect_custom_path_segments
 _specs = weakref.WeakKeyDictionary()
 
 
@@ -60,18 +64,27 @@ def getargspec(func):
                    spec.defaults)
 
 
+def detect_custom_path_segments(obj):
+    """Pecan's own, skipped for classes it has already scanned."""
+    if obj.__class__ in pecan.routing.__observed_controllers__:
+        return
+    _original_detect(obj)
+
+
 def install():
-    """Make Pecan use the memoised lookup; idempotent."""
+    """Make Pecan use the functions above; idempotent."""
     pecan.compat.getargspec = getargspec
     # pecan.util did "from pecan.compat import getargspec as _getargspec";
     # every other Pecan module goes through pecan.util.getargspec.
     pecan.util._getargspec = getargspec
+    pecan.routing._detect_custom_path_segments = detect_custom_path_segments
 
 
 def uninstall():
-    """Restore Pecan's own lookup (benchmarks and tests compare both)."""
+    """Restore Pecan's own (benchmarks and tests compare both)."""
     pecan.compat.getargspec = _original
     pecan.util._getargspec = _original
+    pecan.routing._detect_custom_path_segments = _original_detect
 
 
 def installed():

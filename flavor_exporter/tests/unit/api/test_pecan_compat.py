@@ -17,6 +17,7 @@ import inspect
 from unittest import mock
 
 import pecan.compat
+import pecan.routing
 import pecan.util
 import testtools
 
@@ -73,21 +74,56 @@ class TestGetargspec(testtools.TestCase):
             pecan_compat.getargspec(partial)
         original.assert_called_once_with(partial)
 
+    def test_controller_classes_scanned_once(self):
+        class Scanned:
+            pass
+
+        listed = []
+
+        def counting_dir(obj):
+            listed.append(obj)
+            return []
+
+        obj = Scanned()
+        with mock.patch.object(pecan.routing, 'dir', counting_dir,
+                               create=True):
+            pecan_compat.detect_custom_path_segments(obj)
+            pecan_compat.detect_custom_path_segments(obj)
+            pecan_compat.detect_custom_path_segments(Scanned())
+        self.assertEqual([obj], listed)
+
     def test_install_and_uninstall(self):
         self.addCleanup(pecan_compat.install)
         pecan_compat.uninstall()
         self.assertFalse(pecan_compat.installed())
         self.assertIs(pecan_compat._original, pecan.util._getargspec)
+        self.assertIs(pecan_compat._original_detect,
+                      pecan.routing._detect_custom_path_segments)
         pecan_compat.install()
         self.assertTrue(pecan_compat.installed())
         self.assertIs(pecan_compat.getargspec, pecan.compat.getargspec)
+        self.assertIs(pecan_compat.detect_custom_path_segments,
+                      pecan.routing._detect_custom_path_segments)
         # What Pecan's routing and invocation call.
         self.assertEqual(['self', 'a', 'b'],
                          pecan.util.getargspec(Controller().method).args)
 
-    def test_pecan_still_needs_it(self):
+    def test_pecan_still_needs_the_argspec_fix(self):
         # When this fails, Pecan no longer builds a namedtuple class per
-        # call: delete pecan_compat and its install() in api/app.py.
+        # call: drop getargspec from pecan_compat.
         first = type(pecan_compat._original(function))
         second = type(pecan_compat._original(function))
         self.assertIsNot(first, second)
+
+    def test_pecan_still_needs_the_scan_fix(self):
+        # When this fails, Pecan no longer lists the attributes of a
+        # controller it has scanned: drop detect_custom_path_segments.
+        class Scanned:
+            pass
+
+        obj = Scanned()
+        pecan_compat._original_detect(obj)
+        with mock.patch.object(pecan.routing, 'dir', create=True,
+                               return_value=[]) as listing:
+            pecan_compat._original_detect(obj)
+        listing.assert_called_once_with(obj)
