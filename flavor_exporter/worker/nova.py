@@ -77,6 +77,8 @@ def list_compute_services(client):
                       {'binary': 'nova-compute'})
     services = {}
     for service in body.get('services', []):
+        if not service.get('host'):
+            continue
         up = service.get('state') == 'up' and not service.get('forced_down')
         enabled = service.get('status') == 'enabled'
         services[service['host']] = (enabled, up)

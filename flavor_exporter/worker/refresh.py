@@ -102,6 +102,7 @@ class Refresher:
                          % (type(exc).__name__, exc))
             return False
         self._last_documents = (documents, pointer)
+        self._status['collect'] = getattr(self._source, 'last_stats', None)
         self._record(started, api_calls=report.api_calls)
         LOG.info('Published capacity of %d flavors from %s in %.2fs '
                  '(%d API calls, %d problems)', len(report.flavors),
