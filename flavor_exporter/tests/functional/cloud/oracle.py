@@ -149,8 +149,8 @@ def delete_servers(conn, servers, *, timeout=BOOT_TIMEOUT):
     pending = list(ids)
     while pending:
         if time.monotonic() > deadline:
-            raise OracleError('servers not deleted in %ss: %s' % (timeout,
-                                                                   pending))
+            raise OracleError('servers not deleted in %ss: %s'
+                              % (timeout, pending))
         pending = [i for i in pending
                    if _get(conn, i) is not None or _allocations(conn, i)]
         if pending:

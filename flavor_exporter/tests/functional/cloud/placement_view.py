@@ -29,9 +29,11 @@ def _get(conn, url):
 
 
 def providers(conn):
-    """``{name: {uuid, parent, root, inventories, usages, traits,
-    aggregates}}`` for every resource provider; parent and root are
-    provider names."""
+    """Every resource provider by name.
+
+    Each value has uuid, parent and root (provider names), inventories,
+    usages, traits and aggregates.
+    """
     rps = _get(conn, '/resource_providers')['resource_providers']
     names = {rp['uuid']: rp['name'] for rp in rps}
     result = {}

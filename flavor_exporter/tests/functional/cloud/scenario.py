@@ -148,7 +148,8 @@ def _take(mapping, where, required=(), optional=None):
     """
     optional = optional or {}
     if not isinstance(mapping, dict):
-        raise ScenarioError('%s: expected a mapping, got %r' % (where, mapping))
+        raise ScenarioError('%s: expected a mapping, got %r'
+                            % (where, mapping))
     unknown = set(mapping) - set(required) - set(optional)
     if unknown:
         raise ScenarioError('%s: unknown keys %s' % (where, sorted(unknown)))
