@@ -84,13 +84,45 @@ def parse_wrk(output):
             'errors': errors}
 
 
-def run_wrk(port, path, connections, duration):
+def cpu_seconds(pgids, pids=()):
+    """CPU seconds (user + system) of processes, by group or pid."""
+    ticks = os.sysconf('SC_CLK_TCK')
+    total = 0
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+        except OSError:
+            continue
+        # fields[0] is field 3 of proc(5): state; pgrp is field 5.
+        if int(fields[2]) in pgids or int(entry) in pids:
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
+def run_wrk(port, path, connections, duration, pgid=None, pids=()):
+    """wrk figures; with pgid, also the server's CPU per request.
+
+    That CPU figure (uWSGI's processes plus memcached's) is what a request
+    costs the machine, and barely moves with load from elsewhere, unlike
+    requests per second on a shared machine.
+    """
     argv = ['wrk', '-t%d' % min(2, connections), '-c%d' % connections,
             '-d%ds' % duration, '--timeout', '5s', '--latency',
             'http://127.0.0.1:%d%s' % (port, path)]
+    before = cpu_seconds({pgid}, pids) if pgid else 0
     output = subprocess.run(argv, capture_output=True, text=True,
                             timeout=duration + 60, check=True).stdout
-    return parse_wrk(output)
+    figures = parse_wrk(output)
+    if pgid:
+        spent = cpu_seconds({pgid}, pids) - before
+        served = re.search(r'^\s+(\d+) requests in', output, re.M)
+        count = int(served.group(1)) if served else 0
+        figures['server_cpu_us_per_request'] = (
+            round(spent / count * 1e6, 1) if count else None)
+    return figures
 
 
 def cpu_us_per_request(application, path, requests):
@@ -199,8 +231,10 @@ class Bench:
             results = {name: {} for name in APPS}
             for c in self.args.concurrency:
                 for _ in range(self.args.rounds):
-                    for name, (_, port, _) in servers.items():
-                        row = run_wrk(port, path, c, self.args.duration)
+                    for name, (process, port, _) in servers.items():
+                        row = run_wrk(port, path, c, self.args.duration,
+                                      pgid=process.pid,
+                                      pids={self.memcached.process.pid})
                         best = results[name].get(str(c))
                         if best is None or row['rps'] > best['rps']:
                             results[name][str(c)] = row
@@ -251,6 +285,12 @@ class Bench:
                 'document_bytes': self.sizes[DOCUMENTS[path]],
                 'servers': servers,
                 'ratio_to_bare': ratios,
+                # Requests per CPU second relative to bare: the ratio of
+                # throughputs on a machine where the server has the CPUs.
+                'cpu_ratio_to_bare': {
+                    name: {c: _cpu_ratio(servers, name, c)
+                           for c in servers[name]}
+                    for name in servers},
                 'fixed_over_stock': {
                     c: round(servers['fixed'][c]['rps'] /
                              servers['stock'][c]['rps'], 2)
@@ -262,6 +302,12 @@ class Bench:
         return report
 
 
+def _cpu_ratio(servers, name, c):
+    ours = servers[name][c].get('server_cpu_us_per_request')
+    bare = servers['bare'][c].get('server_cpu_us_per_request')
+    return round(bare / ours, 2) if ours and bare else None
+
+
 def table(report):
     lines = []
     for path, figures in report['paths'].items():
@@ -269,15 +315,17 @@ def table(report):
                      % (path, figures['document_bytes'],
                         report['uwsgi_argv'][
                             report['uwsgi_argv'].index('--processes') + 1]))
-        lines.append('%-6s %5s %10s %9s %9s %7s %8s' % (
+        lines.append('%-6s %5s %9s %8s %8s %6s %7s %9s %7s' % (
             'app', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors',
-            'vs bare'))
+            'vs bare', 'cpu us/rq', 'vs bare'))
         for name, by_c in figures['servers'].items():
             for c, row in by_c.items():
-                lines.append('%-6s %5s %10.0f %9.2f %9.2f %7d %8s' % (
-                    name, c, row['rps'], row['p50_ms'] or 0,
-                    row['p99_ms'] or 0, row['errors'],
-                    figures['ratio_to_bare'][name][c]))
+                lines.append('%-6s %5s %9.0f %8.2f %8.2f %6d %7s %9s %7s'
+                             % (name, c, row['rps'], row['p50_ms'] or 0,
+                                row['p99_ms'] or 0, row['errors'],
+                                figures['ratio_to_bare'][name][c],
+                                row.get('server_cpu_us_per_request'),
+                                figures['cpu_ratio_to_bare'][name][c]))
         lines.append('in-process CPU per request (us): %s' % ', '.join(
             '%s %s' % item
             for item in figures['cpu_us_per_request'].items()))
