@@ -53,6 +53,10 @@ MAX_BYTES = 64 * 1024 * 1024
 MAX_ENTRIES = 4096
 
 
+# View.trouble starts with this when the cache could not be read at all.
+UNREACHABLE = 'cache unreachable'
+
+
 class NoData(Exception):
     """Nothing has been published yet: the cache is cold."""
 
@@ -212,10 +216,10 @@ class DocumentReader:
         try:
             pointer = self._store.current()
         except store_mod.CacheError as exc:
-            if not trouble or not trouble.startswith('cache'):
+            if not trouble or not trouble.startswith(UNREACHABLE):
                 LOG.warning('Cache unreachable (%s); serving the last '
                             'data this process has, marked stale', exc)
-            return generation, 'cache unreachable: %s' % exc
+            return generation, '%s: %s' % (UNREACHABLE, exc)
         if pointer is None:
             if generation is None:
                 return None, None
@@ -288,7 +292,7 @@ class DocumentReader:
             try:
                 body = self._store.document(generation_id, name)
             except store_mod.CacheError as exc:
-                raise Unavailable('cache unreachable: %s' % exc) from exc
+                raise Unavailable('%s: %s' % (UNREACHABLE, exc)) from exc
         else:
             value = self._decode(generation_id, name)
             body = None if value is None else encode(build(value))

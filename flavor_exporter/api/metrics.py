@@ -55,7 +55,9 @@ def live_gauges(view, status):
                         view.stale)
         lines += _gauge('flavor_exporter_cache_readable',
                         '1 when this API process could read the cache at '
-                        'its last check.', not view.trouble)
+                        'its last check.',
+                        not (view.trouble or '').startswith(
+                            documents.UNREACHABLE))
     status = status or {}
     lines += _gauge('flavor_exporter_refresh_duration_seconds',
                     'Duration of the last refresh attempt.',

@@ -75,6 +75,10 @@ class TestMetrics(base.ApiTestCase):
         self.publish(age=10_000)
         self.assertEqual('1', self.gauges(self.app.get('/metrics').text)[
             'flavor_exporter_data_stale'])
+        self.backend.flush()
+        live = self.gauges(self.app.get('/metrics').text)
+        self.assertEqual('1', live['flavor_exporter_cache_readable'])
+        self.assertEqual('1', live['flavor_exporter_data_stale'])
         self.backend.down = True
         live = self.gauges(self.app.get('/metrics').text)
         self.assertEqual('0', live['flavor_exporter_cache_readable'])
