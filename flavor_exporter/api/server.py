@@ -82,8 +82,8 @@ class ThreadedServer:
         """The bound port (useful when port 0 was asked)."""
         listen = getattr(self._server, 'effective_listen', None)
         if listen:
-            return listen[0][1]
-        return self._server.effective_port
+            return int(listen[0][1])
+        return int(self._server.effective_port)
 
     def _serve(self):
         try:

@@ -17,6 +17,7 @@ import concurrent.futures
 import http.client
 import socket
 import time
+from unittest import mock
 
 from flavor_exporter.api import server
 from flavor_exporter.common import cache
@@ -48,6 +49,7 @@ class TestThreadedServer(base.ApiTestCase):
         srv.start()
         self.addCleanup(srv.stop)
         port = srv.port
+        self.assertIsInstance(port, int)
         started = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             results = list(pool.map(lambda i: get(port, '/%d' % i),
@@ -82,8 +84,12 @@ class TestApiService(base.ApiTestCase):
         self.flags(group='document_cache', backend='memory',
                    key_prefix=self.id())
         service = server.ApiService(self.conf)
-        service.start()
+        with mock.patch.object(server.LOG, 'info') as info:
+            service.start()
         self.addCleanup(service.stop)
+        # The port is a number (%d in the log line).
+        self.assertIn('%d', info.call_args[0][0])
+        self.assertIsInstance(info.call_args[0][2], int)
         status, body = get(service.port, '/gpus/flavors')
         self.assertEqual(503, status)
         # What the worker of flavor-exporter-all does, in the same process.
