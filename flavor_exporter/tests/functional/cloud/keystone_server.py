@@ -180,9 +180,16 @@ def main():
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    while not stop.wait(1.0):
-        if args.parent_pid and os.getppid() != args.parent_pid:
+    original_ppid = os.getppid()
+    while not stop.wait(0.5):
+        # Exit with the test runner that started us, even if it was killed.
+        if os.getppid() != original_ppid:
             break
+        if args.parent_pid:
+            try:
+                os.kill(args.parent_pid, 0)
+            except ProcessLookupError:
+                break
     httpd.shutdown()
     os._exit(0)
 

@@ -92,11 +92,19 @@ def clouds_yaml(cloud_name, compute_url, placement_url, keystone=None):
                                       keystone['member_project'])}}
 
 
-def _watch_parent(parent_pid, stop):
-    """Stop when the process that started us is gone (test runner killed)."""
-    while not stop.wait(1.0):
-        if parent_pid and os.getppid() != parent_pid:
-            stop.set()
+def _parent_gone(original_ppid, parent_pid):
+    """True once the test runner that started us has died.
+
+    Reparenting shows it even when a wrapper script sits in between.
+    """
+    if os.getppid() != original_ppid:
+        return True
+    if parent_pid:
+        try:
+            os.kill(parent_pid, 0)
+        except ProcessLookupError:
+            return True
+    return False
 
 
 def parse_args(argv):
@@ -110,7 +118,7 @@ def parse_args(argv):
                         help="Keystone's ready file: put Nova and Placement "
                              "behind keystonemiddleware against it")
     parser.add_argument('--parent-pid', type=int, default=0,
-                        help='exit when this process is no longer the parent')
+                        help='exit when this process (test runner) is gone')
     parser.add_argument('--log-level', default=os.environ.get(
         'FLAVOR_EXPORTER_CLOUD_LOG_LEVEL', 'INFO'))
     return parser.parse_args(argv)
@@ -188,10 +196,10 @@ def run(args):
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    threading.Thread(target=_watch_parent, args=(args.parent_pid, stop),
-                     daemon=True).start()
+    original_ppid = os.getppid()
     while not stop.wait(0.5):
-        pass
+        if _parent_gone(original_ppid, args.parent_pid):
+            break
 
     # Cleanup removes the sqlite files Nova's fixtures made; it must not be
     # able to keep a test run waiting.
