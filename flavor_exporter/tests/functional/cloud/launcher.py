@@ -50,8 +50,10 @@ class TestCloud(fixtures.Fixture):
     Attributes after setUp: ``clouds_yaml``, ``cloud_name`` (admin),
     ``member_cloud_name``, ``compute_url``, ``placement_url``,
     ``control_url``, ``hosts`` ({service host: {"node", "running"}}),
-    ``enabled_filters``, ``keystone_url`` (None without Keystone) and
-    ``keystone`` (Keystone's credentials).
+    ``enabled_filters`` (read from the running scheduler), ``token`` (the
+    admin's stub token, None with Keystone), ``keystone_url`` (None
+    without Keystone) and ``keystone`` (Keystone's ready document with the
+    admin and member credentials).
     """
 
     def __init__(self, scenario, keystone=False, cloud_name='testcloud',
@@ -100,7 +102,7 @@ class TestCloud(fixtures.Fixture):
         self.ready = self.process.start(self.timeout)
         for key in ('clouds_yaml', 'cloud_name', 'member_cloud_name',
                     'compute_url', 'placement_url', 'control_url',
-                    'keystone_url', 'hosts', 'enabled_filters'):
+                    'keystone_url', 'token', 'hosts', 'enabled_filters'):
             setattr(self, key, self.ready[key])
 
     def _env(self):
@@ -171,19 +173,27 @@ class TestCloud(fixtures.Fixture):
 
 
 _SHARED = {}
+_FAILED = {}
 
 
 def shared_cloud(scenario, keystone=False):
     """One started cloud per scenario per process, for read-only tests.
 
     Tests that change the cloud (boot, disable, add computes) must start
-    their own TestCloud, or undo what they did before they end.
+    their own TestCloud, or undo what they did before they end. A cloud
+    that failed to start is not tried again by the next test.
     """
     key = (scenario_mod.path_of(scenario), bool(keystone))
+    if key in _FAILED:
+        raise _FAILED[key]
     cloud = _SHARED.get(key)
     if cloud is None or not cloud.alive():
         cloud = TestCloud(scenario, keystone=keystone)
-        cloud.setUp()
+        try:
+            cloud.setUp()
+        except Exception as exc:
+            _FAILED[key] = exc
+            raise
         _SHARED[key] = cloud
     return cloud
 

@@ -23,6 +23,7 @@ Connection; nothing here imports Nova.
 """
 
 import collections
+import re
 import time
 import uuid
 
@@ -40,6 +41,9 @@ POLL = 0.05
 FIRST_POLL = 0.25
 BOOT_TIMEOUT = 60
 DEFAULT_LIMIT = 200
+# Nova's generated flavor ids; names are looked up.
+_ID_PATTERN = re.compile(r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-'
+                         r'[0-9a-f]{12}$')
 
 
 class OracleError(AssertionError):
@@ -68,6 +72,8 @@ def flavor_id(conn, flavor):
     """Resolve a flavor name or id, private flavors included."""
     if not isinstance(flavor, str):
         return flavor.id
+    if _ID_PATTERN.match(flavor):
+        return flavor
     flavors = conn.compute.get('/flavors?is_public=None',
                                microversion=MICROVERSION).json()['flavors']
     for item in flavors:
@@ -117,10 +123,11 @@ def boot_servers(conn, flavor, count, *, host=None):
     For scenarios that need usage. On failure the servers booted so far
     are deleted again.
     """
+    fid = flavor_id(conn, flavor)
     servers = []
     try:
         for _ in range(count):
-            server = boot(conn, flavor, host=host)
+            server = boot(conn, fid, host=host)
             servers.append(server)
             if server['status'] != 'ACTIVE':
                 raise OracleError('server %d of %d failed: %s' % (
@@ -163,6 +170,7 @@ def fill(conn, flavor, *, limit=DEFAULT_LIMIT, keep=False):
     Servers are deleted afterwards unless ``keep``; then the caller gets
     the ACTIVE ones as ``result.servers`` and must delete them.
     """
+    fid = flavor_id(conn, flavor)
     created = []
     active = []
     try:
@@ -170,7 +178,7 @@ def fill(conn, flavor, *, limit=DEFAULT_LIMIT, keep=False):
             if len(active) >= limit:
                 raise OracleError('%d servers of %s booted and still no '
                                   'NoValidHost' % (limit, flavor))
-            server = boot(conn, flavor)
+            server = boot(conn, fid)
             created.append(server)
             if server['status'] == 'ERROR':
                 if NO_VALID_HOST not in _fault(server):

@@ -142,8 +142,6 @@ def placement_keystone_auth(app, keystone):
 
 
 class _QuietHandler(simple_server.WSGIRequestHandler):
-    # HTTP/1.1 lets keystoneauth reuse connections; wsgiref still closes
-    # them after each response, which clients handle.
     def log_message(self, format, *args):
         """Access logs would only fill the cloud's stderr file."""
 
