@@ -94,6 +94,16 @@ class VgpuTest(_SharedCloudTest):
                 if rp['parent'] == 'vgpu-1']
         self.assertEqual([1], used)
 
+    def test_custom_resources_and_traits_on_the_root(self):
+        rps = placement_view.providers(self.conn)
+        plain = rps['plain-1']
+        self.assertEqual(2, plain['inventories']['CUSTOM_FPGA']['total'])
+        self.assertIn('CUSTOM_FAST_NET', plain['traits'])
+        self.assertNotIn('CUSTOM_FAST_NET', rps['vgpu-1']['traits'])
+        # Two CUSTOM_FPGA on plain-1 only.
+        result = oracle.fill(self.conn, 'fpga.small')
+        self.assertEqual({'plain-1': 2}, dict(result.hosts))
+
     def test_oracle_counts_vgpu_flavors(self):
         # vgpu.small (4 vCPU, 8192 MB, VGPU=1); CPU and RAM allow
         #   min(64 // 4 = 16, 65024 // 8192 = 7) = 7 per host.

@@ -1,0 +1,114 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""tox -e demo: a real Nova + Placement with GPU hosts, and flavor-exporter.
+
+Starts the test cloud of a scenario (the predecessor's example by
+default), writes a flavor-exporter configuration that points at it, runs
+``flavor-exporter-all`` against it and prints where to look, until Ctrl-C.
+
+    python -m flavor_exporter.tests.functional.cloud.demo [--scenario NAME]
+        [--port 8780]
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import requests
+
+from flavor_exporter.tests.functional.cloud import launcher
+from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
+
+READY_TIMEOUT = 120
+
+
+def write_config(path, cloud, spec, port, refresh_interval):
+    lines = ['[api]', 'host_ip = 127.0.0.1', 'port = %d' % port, '',
+             '[worker]', 'refresh_interval = %d' % refresh_interval, '',
+             '[document_cache]', 'backend = memory', '',
+             '[openstack]', 'cloud = %s' % cloud.cloud_name, '', '[pci]']
+    lines += ['alias = %s' % json.dumps(alias)
+              for alias in spec.pci_aliases]
+    with open(path, 'w') as conf:
+        conf.write('\n'.join(lines) + '\n')
+
+
+def wait_for_data(url, process):
+    deadline = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit('flavor-exporter-all exited with %d'
+                             % process.returncode)
+        try:
+            response = requests.get(url, timeout=2)
+            if response.status_code == 200:
+                return response.json()
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit('no data from %s after %ds' % (url, READY_TIMEOUT))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--scenario', default='predecessor')
+    parser.add_argument('--port', type=int, default=8780)
+    parser.add_argument('--refresh-interval', type=int, default=30)
+    args = parser.parse_args(argv)
+
+    spec = scenario_mod.load(args.scenario)
+    print('Starting Nova + Placement: %s ...' % spec.description,
+          flush=True)
+    cloud = launcher.TestCloud(args.scenario)
+    cloud.setUp()
+    workdir = tempfile.mkdtemp(prefix='flavor-exporter-demo-')
+    config = os.path.join(workdir, 'flavor-exporter.conf')
+    write_config(config, cloud, spec, args.port, args.refresh_interval)
+    env = dict(os.environ, **cloud.env())
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'flavor_exporter.cmd.all',
+         '--config-file', config], env=env)
+    try:
+        base = 'http://127.0.0.1:%d' % args.port
+        document = wait_for_data(base + '/v2/flavors/', process)
+        print('\nflavor-exporter is serving the demo cloud:\n')
+        for flavor in document['flavors']:
+            gpu = flavor['gpu']
+            print('  %-28s %-10s available %3s of %3s' % (
+                flavor['name'],
+                '%s x%d' % (gpu['type'], gpu['count']) if gpu else '',
+                flavor['available'], flavor['total']))
+        print('\n  API      %s/v2/flavors/\n  legacy   %s/gpus/flavors/\n'
+              '  docs     %s/docs/\n  metrics  %s/metrics\n'
+              '  config   %s\n\n  To use the cloud itself: export '
+              'OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=%s\n\nCtrl-C stops.'
+              % (base, base, base, base, config, cloud.clouds_yaml,
+                 cloud.cloud_name), flush=True)
+        signal.sigwait({signal.SIGINT, signal.SIGTERM})
+    except KeyboardInterrupt:
+        pass
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        cloud.cleanUp()
+
+
+if __name__ == '__main__':
+    main()
