@@ -299,6 +299,8 @@ class Bench:
                 'cpu_us_per_request': self.measure_cpu(path),
             }
             report['uwsgi_argv'] = [a for a in argv[1:]]
+        # Above the CPU count, req/s figures mostly measure the neighbours.
+        report['load_average_after'] = os.getloadavg()
         return report
 
 
@@ -333,6 +335,10 @@ def table(report):
             'c=%s %s' % item
             for item in figures['fixed_over_stock'].items()))
         lines.append('')
+    lines.append('load average before %s, after %s (%d CPUs)' % (
+        ' '.join('%.1f' % x for x in report['load_average_before']),
+        ' '.join('%.1f' % x for x in report['load_average_after']),
+        report['machine']['cpus']))
     return '\n'.join(lines)
 
 
