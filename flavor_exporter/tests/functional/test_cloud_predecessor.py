@@ -63,6 +63,19 @@ class PredecessorCloudTest(testtools.TestCase):
             self.assertIn('AggregateInstanceExtraSpecsFilter', filters)
             self.assertIn('ComputeFilter', filters)
 
+    def test_only_the_scenario_flavors_exist(self):
+        # Nova's preloaded m1.* flavors are gone; private ones are listed.
+        flavors = {f.name: f for f in self.conn.compute.flavors(
+            is_public=None)}
+        self.assertEqual({
+            'de.NBI GPU V100 medium', 'de.NBI GPU V100 large',
+            'de.NBI 2 GPU V100 large', 'de.NBI large', 'de.NBI highcpu',
+            'de.NBI medium', 'de.NBI private GPU'}, set(flavors))
+        self.assertFalse(flavors['de.NBI private GPU'].is_public)
+        self.assertEqual({'pci_passthrough:alias': 'V100:2',
+                          'aggregate_instance_extra_specs:gpu': 'True'},
+                         flavors['de.NBI 2 GPU V100 large'].extra_specs)
+
     def test_hypervisors_at_2_87_show_the_scenario_sizes(self):
         resp = self.conn.compute.get('/os-hypervisors/detail',
                                      microversion='2.87')

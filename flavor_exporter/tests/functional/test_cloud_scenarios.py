@@ -95,6 +95,13 @@ class ScenarioValidationTest(testtools.TestCase):
         self.assertEqual((0, 0, 0, True), (flavor.disk, flavor.ephemeral,
                                            flavor.swap, flavor.is_public))
 
+    def test_preloaded_flavors_need_default_flavors(self):
+        data = {'hosts': [self.HOST], 'servers': [{'flavor': 'm1.tiny'}]}
+        self.assertRaisesRegex(scenario.ScenarioError, 'unknown flavor',
+                               scenario.parse, data)
+        data['default_flavors'] = True
+        self.assertTrue(scenario.parse(data).default_flavors)
+
     def test_duplicate_host_names(self):
         self.assertRaisesRegex(scenario.ScenarioError, 'unique',
                                scenario.parse,

@@ -101,7 +101,10 @@ def main(argv=None):
               'OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=%s\n\nCtrl-C stops.'
               % (base, base, base, base, config, cloud.clouds_yaml,
                  cloud.cloud_name), flush=True)
-        signal.sigwait({signal.SIGINT, signal.SIGTERM})
+        # Blocked only now: the children must not inherit the mask.
+        stop_signals = {signal.SIGINT, signal.SIGTERM}
+        signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
+        signal.sigwait(stop_signals)
     except KeyboardInterrupt:
         pass
     finally:

@@ -209,6 +209,13 @@ class NovaCloud(object):
     # -- scenario ---------------------------------------------------------
 
     def _apply(self, scenario):
+        if not scenario.default_flavors:
+            # Nova's fixtures preload m1.tiny ... m1.xlarge. A real cloud
+            # has only its own flavors, and a tiny flavor on big hosts
+            # would keep a boot-until-NoValidHost loop busy for minutes.
+            preloaded = self.api.api_get('/flavors?is_public=None')
+            for flavor in preloaded.body['flavors']:
+                self.api.delete_flavor(flavor['id'])
         for flavor in scenario.flavors:
             self.create_flavor(flavor)
         for aggregate in scenario.aggregates:
@@ -222,7 +229,8 @@ class NovaCloud(object):
 
     def _flavor_id(self, name):
         if name not in self.flavor_ids:
-            for flavor in self.api.get_flavors():
+            listed = self.api.api_get('/flavors?is_public=None')
+            for flavor in listed.body['flavors']:
                 self.flavor_ids.setdefault(flavor['name'], flavor['id'])
         return self.flavor_ids[name]
 

@@ -118,6 +118,7 @@ class ServiceState:
 class Scenario:
     name: str
     description: str
+    default_flavors: bool
     hosts: tuple
     pci_aliases: tuple
     pci_in_placement: bool
@@ -262,7 +263,7 @@ def _parse_flavors(raw):
     return tuple(flavors)
 
 
-def _parse_servers(raw, flavor_names, host_names):
+def _parse_servers(raw, flavor_names, host_names, default_flavors):
     servers = []
     for i, item in enumerate(raw or []):
         where = 'servers[%d]' % i
@@ -274,9 +275,10 @@ def _parse_servers(raw, flavor_names, host_names):
         servers.append(Boot(flavor=values['flavor'],
                             count=int(values['count']),
                             host=values['host']))
-        # Nova's preloaded m1.* flavors may be booted as well.
-        if (values['flavor'] not in flavor_names and
-                not values['flavor'].startswith('m1.')):
+        # Nova's preloaded m1.* flavors may be booted if they are kept.
+        known = values['flavor'] in flavor_names or (
+            default_flavors and values['flavor'].startswith('m1.'))
+        if not known:
             raise ScenarioError('%s: unknown flavor %s' % (where,
                                                            values['flavor']))
     return tuple(servers)
@@ -300,6 +302,7 @@ def parse(data, name='scenario'):
     """Build a :class:`Scenario` from the mapping a YAML file holds."""
     values = _take(data, name, required=('hosts',),
                    optional={'name': name, 'description': '',
+                             'default_flavors': False,
                              'pci': {}, 'scheduler': {}, 'config': {},
                              'aggregates': [], 'flavors': [],
                              'servers': [], 'services': []})
@@ -316,6 +319,7 @@ def parse(data, name='scenario'):
     return Scenario(
         name=values['name'],
         description=values['description'],
+        default_flavors=bool(values['default_flavors']),
         hosts=hosts,
         pci_aliases=tuple(dict(a) for a in pci['aliases']),
         pci_in_placement=bool(pci['report_in_placement']),
@@ -324,7 +328,8 @@ def parse(data, name='scenario'):
         aggregates=_parse_aggregates(values['aggregates'], host_names),
         flavors=flavors,
         servers=_parse_servers(values['servers'],
-                               {f.name for f in flavors}, host_names),
+                               {f.name for f in flavors}, host_names,
+                               bool(values['default_flavors'])),
         services=_parse_services(values['services'], host_names))
 
 
