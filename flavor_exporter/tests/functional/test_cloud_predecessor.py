@@ -150,8 +150,8 @@ class PredecessorCloudTest(testtools.TestCase):
     def test_oracle_is_repeatable(self):
         # Deleted servers give back their PCI devices and allocations, so
         # a second measurement sees the same cloud.
-        first = oracle.fill(self.conn, 'de.NBI GPU V100 medium')
-        second = oracle.fill(self.conn, 'de.NBI GPU V100 medium')
+        first = oracle.fill(self.conn, 'de.NBI 2 GPU V100 large')
+        second = oracle.fill(self.conn, 'de.NBI 2 GPU V100 large')
         self.assertEqual(first.count, second.count)
         self.assertEqual(first.hosts, second.hosts)
 

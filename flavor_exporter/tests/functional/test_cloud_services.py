@@ -13,9 +13,9 @@
 """Compute services of the test cloud: disabled, down, added, 50 hosts.
 
 disabled_host.yaml and down_host.yaml have three hosts of 8 cores,
-16896 MB and 200 GB; "small" is 4 vCPU, 4096 MB, 20 GB. Per host:
-min(VCPU 8 * 4.0 // 4 = 8, RAM (16896 - 512) // 4096 = 4, DISK 200 // 20
-= 10) = 4.
+8704 MB and 200 GB; "small" is 4 vCPU, 4096 MB, 20 GB. Per host:
+min(VCPU 8 * 4.0 // 4 = 8, RAM (8704 - 512) // 4096 = 2, DISK 200 // 20
+= 10) = 2.
 """
 
 import testtools
@@ -50,10 +50,10 @@ class DisabledHostTest(testtools.TestCase):
         self.assertNotIn('COMPUTE_STATUS_DISABLED', rps['host-1']['traits'])
 
     def test_disabled_host_gets_nothing(self):
-        # Two enabled hosts x 4.
+        # Two enabled hosts x 2.
         result = oracle.fill(self.conn, 'small')
-        self.assertEqual(8, result.count)
-        self.assertEqual({'host-1': 4, 'host-2': 4}, dict(result.hosts))
+        self.assertEqual(4, result.count)
+        self.assertEqual({'host-1': 2, 'host-2': 2}, dict(result.hosts))
 
 
 class DownHostTest(testtools.TestCase):
@@ -73,8 +73,8 @@ class DownHostTest(testtools.TestCase):
     def test_down_host_gets_nothing(self):
         # Placement still offers host-3; the ComputeFilter drops it.
         result = oracle.fill(self.conn, 'small')
-        self.assertEqual(8, result.count)
-        self.assertEqual({'host-1': 4, 'host-2': 4}, dict(result.hosts))
+        self.assertEqual(4, result.count)
+        self.assertEqual({'host-1': 2, 'host-2': 2}, dict(result.hosts))
 
 
 class ControlEndpointTest(testtools.TestCase):
@@ -84,7 +84,7 @@ class ControlEndpointTest(testtools.TestCase):
         cloud = self.useFixture(launcher.TestCloud('disabled_host'))
         conn = cloud.connection()
         cloud.add_compute({'name': 'host-4', 'node': 'host-4.example.org',
-                           'vcpus': 8, 'memory_mb': 16896,
+                           'vcpus': 8, 'memory_mb': 8704,
                            'local_gb': 200})
         self.assertEqual({'node': 'host-4.example.org', 'running': True},
                          cloud.hosts['host-4'])
