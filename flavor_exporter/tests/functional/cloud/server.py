@@ -192,6 +192,9 @@ def run(args):
         'pid': os.getpid(),
         'startup_seconds': round(time.monotonic() - started, 2),
     })
+    print('cloud %s ready: compute %s placement %s clouds.yaml %s' % (
+        cloud.scenario.name, compute_url, placement_url, clouds_path),
+        flush=True)
 
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
