@@ -30,10 +30,10 @@ venv="${1:-$repo/.tox/keystone-venv}"
 python="${2:-python3}"
 requirement="keystone==30.0.0"
 
-if ! "$venv/bin/python" -c "import keystone.server.wsgi" 2>/dev/null; then
+if ! "$venv/bin/python" -W ignore -c "import keystone.server.wsgi" 2>/dev/null; then
     "$python" -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
         "$requirement"
-    "$venv/bin/python" -c "import keystone.server.wsgi"
+    "$venv/bin/python" -W ignore -c "import keystone.server.wsgi"
 fi
 echo "$venv/bin/python"
