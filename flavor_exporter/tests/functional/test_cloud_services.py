@@ -88,6 +88,7 @@ class ControlEndpointTest(testtools.TestCase):
                            'local_gb': 200})
         self.assertEqual({'node': 'host-4.example.org', 'running': True},
                          cloud.hosts['host-4'])
+        self.assertEqual({}, cloud.run_periodics())
         rps = placement_view.providers(conn)
         self.assertEqual(8, rps['host-4.example.org']['inventories'][
             'VCPU']['total'])

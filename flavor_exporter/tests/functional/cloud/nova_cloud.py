@@ -30,6 +30,7 @@ import fixtures
 from oslo_config import cfg
 from oslo_serialization import jsonutils
 
+import nova
 from nova.api import auth as nova_auth
 from nova import context as nova_context
 from nova import test
@@ -99,7 +100,6 @@ def _api_paste_config():
     """
     candidates = [os.path.join(prefix, 'etc', 'nova', 'api-paste.ini')
                   for prefix in (sys.prefix, sys.base_prefix)]
-    import nova
     candidates.append(os.path.join(os.path.dirname(nova.__file__), '..',
                                    'etc', 'nova', 'api-paste.ini'))
     for path in candidates:
@@ -161,11 +161,7 @@ class NovaCloud(object):
         case.flags(api_paste_config=_api_paste_config(), group='wsgi')
         case.flags(enabled_filters=list(scenario.enabled_filters),
                    group='filter_scheduler')
-        specs = sorted({(d.vendor_id, d.product_id)
-                        for h in scenario.hosts for d in h.pci_devices})
-        case.flags(device_spec=[
-            jsonutils.dumps({'vendor_id': v, 'product_id': p})
-            for v, p in specs], group='pci')
+        self._allow_pci_devices(scenario.hosts)
         case.flags(alias=[jsonutils.dumps(a) for a in scenario.pci_aliases],
                    group='pci')
         case.flags(report_in_placement=scenario.pci_in_placement,
@@ -177,10 +173,24 @@ class NovaCloud(object):
             for name, value in options.items():
                 case.flags(**{name: value, 'group': group})
 
+    def _allow_pci_devices(self, hosts):
+        """Put every device type of ``hosts`` into ``[pci] device_spec``.
+
+        A compute reads the option when it starts, so a host added at run
+        time with a new kind of device needs it set before.
+        """
+        specs = sorted({(d.vendor_id, d.product_id)
+                        for h in list(driver.HOSTS.values()) + list(hosts)
+                        for d in h.pci_devices})
+        self._case.flags(device_spec=[
+            jsonutils.dumps({'vendor_id': v, 'product_id': p})
+            for v, p in specs], group='pci')
+
     def add_compute(self, host):
         """Start a nova-compute for a scenario host (also at run time)."""
         if host.name in self.computes:
             raise CloudError('compute %s already exists' % host.name)
+        self._allow_pci_devices([host])
         driver.HOSTS[host.name] = host
         self.computes[host.name] = self._case._start_compute(host.name)
         return self.computes[host.name]
