@@ -54,6 +54,8 @@ def format_table(flavors):
 
 def main(argv=None):
     config.CONF.register_cli_opts(CLI_OPTS)
+    # stdout carries the report: logs go to stderr unless a file is set.
+    config.CONF.set_default('use_stderr', True)
     config.prepare_service(sys.argv[1:] if argv is None else argv)
     conf = config.CONF
     try:

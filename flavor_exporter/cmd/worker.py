@@ -43,8 +43,9 @@ def main(argv=None):
                                       store.DocumentStore.from_conf(conf))
         if refresher.refresh():
             return 0
-        sys.stderr.write('flavor-exporter-worker: the refresh failed; see '
-                         'the log above. Nothing was published.\n')
+        sys.stderr.write('flavor-exporter-worker: the refresh failed, '
+                         'nothing was published: %s\n'
+                         % refresher.last_error)
         return 1
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
     launcher.launch_service(worker_service.WorkerService(conf))

@@ -74,6 +74,12 @@ class Refresher:
                         'last_error': None, 'duration_seconds': None,
                         'api_calls': None, 'consecutive_failures': 0}
 
+    @property
+    def last_error(self):
+        """The message of the last failed refresh, or None."""
+        error = self._status['last_error']
+        return error['message'] if error else None
+
     def compute(self):
         """Collect and compute once; the Report. Raises on failure."""
         if self._client is None:

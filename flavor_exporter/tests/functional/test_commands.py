@@ -1,0 +1,218 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The console scripts end to end, as an operator runs them.
+
+A real Nova + Placement (the predecessor's example cloud), a real
+memcached, the worker publishing and uWSGI serving.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import fixtures
+
+from flavor_exporter.common import store
+from flavor_exporter.tests import base
+from flavor_exporter.tests.functional.cloud import launcher
+from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from flavor_exporter.tests.functional import test_api_uwsgi
+
+SCENARIO = 'predecessor'
+
+
+def command(name):
+    """A console script when installed (tox), else its module."""
+    script = os.path.join(os.path.dirname(sys.executable), name)
+    if os.access(script, os.X_OK):
+        return [script]
+    module = name.replace('flavor-exporter-', 'flavor_exporter.cmd.')
+    return [sys.executable, '-m', module]
+
+
+def _kill(process):
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+
+
+class CommandsTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.cloud = launcher.shared_cloud(SCENARIO)
+        self.spec = scenario_mod.load(SCENARIO)
+        self.memcached = self.useFixture(fe_fixtures.MemcachedFixture())
+        self.port = fe_fixtures.free_port()
+        self.workdir = self.useFixture(fixtures.TempDir()).path
+        self.flags(group='document_cache',
+                   memcache_servers=self.memcached.servers)
+        self.store = store.DocumentStore.from_conf(self.conf)
+        self.addCleanup(self.store.close)
+
+    def write_config(self, cloud_name=None, backend='memcached', **extra):
+        path = os.path.join(self.workdir, 'flavor-exporter.conf')
+        aliases = '\n'.join('alias = %s' % json.dumps(alias)
+                            for alias in self.spec.pci_aliases)
+        text = textwrap.dedent('''
+            [api]
+            port = %(port)d
+            workers = 2
+            [worker]
+            refresh_interval = 600
+            [document_cache]
+            backend = %(backend)s
+            memcache_servers = %(memcached)s
+            [openstack]
+            cloud = %(cloud)s
+            api_timeout = 5
+            [pci]
+            ''') % {'port': self.port, 'backend': backend,
+                    'memcached': self.memcached.servers[0],
+                    'cloud': cloud_name or self.cloud.cloud_name}
+        with open(path, 'w') as conf:
+            conf.write(text + aliases + '\n')
+            for line in extra.get('lines', ()):
+                conf.write(line + '\n')
+        return path
+
+    def env(self):
+        return dict(os.environ, **self.cloud.env())
+
+    def run_command(self, name, *args, timeout=180):
+        return subprocess.run(
+            command(name) + list(args), env=self.env(), timeout=timeout,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def start(self, name, config):
+        log = open(os.path.join(self.workdir, name + '.log'), 'w')
+        self.addCleanup(log.close)
+        process = subprocess.Popen(
+            command(name) + ['--config-file', config], env=self.env(),
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.addCleanup(_kill, process)
+        return process
+
+    def log_of(self, name):
+        with open(os.path.join(self.workdir, name + '.log')) as log:
+            return log.read()
+
+    def report(self, config, *args):
+        done = self.run_command('flavor-exporter-report', '--config-file',
+                                config, '--format', 'json', *args)
+        self.assertEqual(0, done.returncode, done.stderr)
+        return json.loads(done.stdout)
+
+    def wait_for(self, path, timeout=60):
+        answer = test_api_uwsgi.fetch_ok(self.port, path, timeout=timeout)
+        self.assertEqual(200, answer[0], answer)
+        return json.loads(answer[2])
+
+
+class TestWorkerAndApi(CommandsTestCase):
+
+    def test_run_once_then_api_serves_what_report_computes(self):
+        config = self.write_config()
+        expected = self.report(config)
+        done = self.run_command('flavor-exporter-worker', '--config-file',
+                                config, '--run-once')
+        self.assertEqual(0, done.returncode, done.stderr)
+        self.start('flavor-exporter-api', config)
+        fe_fixtures.wait_for_port(self.port, timeout=60)
+
+        served = self.wait_for('/v2/flavors/')
+        numbers = {f['name']: (f['total'], f['available'])
+                   for f in served['flavors']}
+        self.assertEqual({f['name']: (f['total'], f['available'])
+                          for f in expected['flavors']}, numbers)
+        legacy = self.wait_for('/gpus/flavors/')
+        self.assertEqual(
+            sorted((f['id'], f['name'], f['available'], f['total'])
+                   for f in expected['flavors'] if f['gpu']),
+            sorted((f['flavor_openstack_id'], f['flavor_name'],
+                    f['available'], f['total'])
+                   for f in legacy['flavors']))
+        self.assertEqual({'flavors', 'timestamp'}, set(legacy))
+        # The oracle tests prove these numbers are Nova's; here they must
+        # also be what the predecessor's portals read.
+        medium = [f for f in legacy['flavors']
+                  if f['flavor_name'] == 'de.NBI GPU V100 medium'][0]
+        self.assertEqual((4, 3), (medium['total'], medium['available']))
+
+    def test_worker_service_refills_a_restarted_memcached(self):
+        config = self.write_config()
+        self.start('flavor-exporter-worker', config)
+        self.start('flavor-exporter-api', config)
+        fe_fixtures.wait_for_port(self.port, timeout=60)
+        before = self.wait_for('/v2/flavors/', timeout=120)
+
+        self.memcached.restart()
+        self.assertIsNone(self.store.current())
+        # The worker notices the empty cache within its 10 s check and
+        # publishes its last good generation again, original time kept.
+        deadline = time.monotonic() + 60
+        while self.store.current() is None:
+            self.assertLess(time.monotonic(), deadline,
+                            self.log_of('flavor-exporter-worker'))
+            time.sleep(0.5)
+        after = self.wait_for('/v2/flavors/')
+        self.assertEqual(before['timestamp'], after['timestamp'])
+        self.assertEqual(before['flavors'], after['flavors'])
+        self.assertIn('published the last good generation again',
+                      self.log_of('flavor-exporter-worker'))
+
+    def test_run_once_fails_clearly_and_publishes_nothing(self):
+        config = self.write_config(cloud_name='no-such-cloud')
+        done = self.run_command('flavor-exporter-worker', '--config-file',
+                                config, '--run-once')
+        self.assertEqual(1, done.returncode)
+        self.assertIn('the refresh failed', done.stderr)
+        self.assertIn('no-such-cloud', done.stderr)
+        self.assertIsNone(self.store.current())
+        self.assertIn('no-such-cloud',
+                      self.store.status()['last_error']['message'])
+
+
+class TestOtherCommands(CommandsTestCase):
+
+    def test_report_table_and_gpu_filter(self):
+        config = self.write_config()
+        done = self.run_command('flavor-exporter-report', '--config-file',
+                                config)
+        self.assertEqual(0, done.returncode, done.stderr)
+        self.assertIn('de.NBI GPU V100 medium', done.stdout)
+        self.assertIn('source: placement', done.stdout)
+        gpu_only = self.report(config, '--gpu')
+        self.assertTrue(gpu_only['flavors'])
+        self.assertTrue(all(f['gpu'] for f in gpu_only['flavors']))
+
+    def test_all_in_one_process_with_memory_backend(self):
+        config = self.write_config(backend='memory')
+        self.start('flavor-exporter-all', config)
+        fe_fixtures.wait_for_port(self.port, timeout=60)
+        legacy = self.wait_for('/gpus/flavors', timeout=120)
+        names = {f['flavor_name'] for f in legacy['flavors']}
+        self.assertIn('de.NBI 2 GPU V100 large', names)
+        # Nothing went to memcached: the process kept it to itself.
+        self.assertIsNone(self.store.current())
