@@ -37,8 +37,11 @@ _CAPACITY_OPTIONS = ('cpu_allocation_ratio', 'ram_allocation_ratio',
                      'reserved_host_disk_mb', 'reserved_host_cpus')
 
 
-class OracleTestCase(base.TestCase):
-    """Subclasses name a scenario and the sources that must be exact."""
+class OracleTests:
+    """The oracle test, for a TestCase that names scenario and sources.
+
+    A mixin, so that it is not collected without a scenario.
+    """
 
     scenario = None
     sources = ('placement', 'hypervisors')
@@ -110,34 +113,40 @@ class OracleTestCase(base.TestCase):
         self.assertEqual([], problems)
 
 
-class TestPredecessorOracle(OracleTestCase):
+class TestPredecessorOracle(OracleTests, base.TestCase):
     scenario = 'predecessor'
 
 
-class TestMixedGpuOracle(OracleTestCase):
+class TestMixedGpuOracle(OracleTests, base.TestCase):
     scenario = 'mixed_gpu'
     # Per-host ratios and reservations live in Placement only.
     sources = ('placement',)
 
 
-class TestVgpuOracle(OracleTestCase):
+class TestVgpuOracle(OracleTests, base.TestCase):
     scenario = 'vgpu'
     # VGPU children exist in Placement only.
     sources = ('placement',)
 
 
-class TestPciInPlacementOracle(OracleTestCase):
+class TestPciInPlacementOracle(OracleTests, base.TestCase):
     scenario = 'pci_placement'
     sources = ('placement',)
 
 
-class TestDisabledHostOracle(OracleTestCase):
+class TestDisabledHostOracle(OracleTests, base.TestCase):
     scenario = 'disabled_host'
 
 
-class TestDownHostOracle(OracleTestCase):
+class TestDownHostOracle(OracleTests, base.TestCase):
     scenario = 'down_host'
 
 
-class TestLargeCloudOracle(OracleTestCase):
+class TestLargeCloudOracle(OracleTests, base.TestCase):
     scenario = 'large50'
+
+
+class TestPcpuOracle(OracleTests, base.TestCase):
+    scenario = 'pcpu'
+    # PCPU inventory and NUMA topologies exist in Placement only.
+    sources = ('placement',)
