@@ -43,8 +43,14 @@ def connect(conf):
     options = getattr(conf, group)
     if options.auth_type:
         auth = ks_loading.load_auth_from_conf_options(conf, group)
+        # api_timeout bounds every call here too (Keystone's included), as
+        # it does through clouds.yaml; keystoneauth's own [openstack]
+        # timeout, when set, wins. Without it a cloud that stops answering
+        # would hang the worker for good.
+        timeout = (options.timeout if options.timeout is not None
+                   else options.api_timeout)
         session = ks_loading.load_session_from_conf_options(
-            conf, group, auth=auth)
+            conf, group, auth=auth, timeout=timeout)
         return openstack.connection.Connection(
             session=session,
             region_name=options.region_name,
@@ -56,6 +62,14 @@ def connect(conf):
         kwargs['region_name'] = options.region_name
     return openstack.connect(cloud=options.cloud,
                              app_name='flavor-exporter', **kwargs)
+
+
+def _describe(exc):
+    """exc's message, with what to check when the credentials were refused."""
+    if isinstance(exc, ks_exc.Unauthorized):
+        return ('%s; Keystone refused the credentials: check them in '
+                '[openstack], or in clouds.yaml or the OS_* variables' % exc)
+    return str(exc)
 
 
 def _next_marker(body, key):
@@ -86,13 +100,22 @@ class CloudClient:
                    page_size=conf.openstack.page_size)
 
     def has_service(self, service_type):
-        """Whether the catalog (or an endpoint override) has the service."""
+        """Whether the catalog (or an endpoint override) has the service.
+
+        CloudError when the catalog cannot be read at all (credentials
+        refused, Keystone unreachable): that is no answer, and must not
+        make ``[capacity] source = auto`` settle on another source.
+        """
         try:
             return bool(self._connection.endpoint_for(service_type))
-        except (ks_exc.ClientException, openstack.exceptions.SDKException,
-                LookupError) as exc:
+        except (ks_exc.EndpointNotFound, LookupError) as exc:
             LOG.debug('No %s endpoint: %s', service_type, exc)
             return False
+        except (ks_exc.ClientException,
+                openstack.exceptions.SDKException) as exc:
+            raise CloudError('Could not read the service catalog (looking '
+                             'for %s): %s' % (service_type, _describe(exc))
+                             ) from exc
 
     def reset_counts(self):
         with self._lock:
@@ -104,16 +127,18 @@ class CloudClient:
 
     def get(self, service, path, microversion=None, params=None):
         """GET one JSON document; CloudError on any failure."""
-        proxy = getattr(self._connection, service)
         with self._lock:
             self.calls[service] += 1
         try:
+            # The first use of a proxy authenticates and discovers the
+            # service's versions: its failures are this call's.
+            proxy = getattr(self._connection, service)
             response = proxy.get(path, params=params,
                                  microversion=microversion, raise_exc=False)
         except (ks_exc.ClientException,
                 openstack.exceptions.SDKException) as exc:
             raise CloudError('%s GET %s failed: %s'
-                             % (service, path, exc)) from exc
+                             % (service, path, _describe(exc))) from exc
         if response.status_code >= 400:
             raise CloudError('%s GET %s answered %s: %s'
                              % (service, path, response.status_code,
