@@ -75,8 +75,9 @@ class KeystoneServer(fixtures.Fixture):
         self.ready_file = os.path.join(workdir, 'keystone-ready.json')
         argv = [self.python or keystone_python(), SERVER,
                 '--workdir', workdir, '--ready-file', self.ready_file,
-                '--admin-password', secrets.token_urlsafe(12),
-                '--member-password', secrets.token_urlsafe(12),
+                # "=" form: a password may start with "-".
+                '--admin-password=' + secrets.token_urlsafe(12),
+                '--member-password=' + secrets.token_urlsafe(12),
                 '--parent-pid', str(os.getpid())]
         self.process = process.ServerProcess('keystone', argv, workdir,
                                              self.ready_file)
