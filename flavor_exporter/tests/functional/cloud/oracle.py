@@ -39,7 +39,9 @@ POLL = 0.05
 #: No boot finishes sooner; polling meanwhile would only take CPU from the
 #: cloud, which shares one GIL with its API.
 FIRST_POLL = 0.25
-BOOT_TIMEOUT = 60
+# Generous: a loaded 2-core machine builds slowly, and a timeout here
+# fails a whole oracle test.
+BOOT_TIMEOUT = 180
 DEFAULT_LIMIT = 200
 # Nova's generated flavor ids; names are looked up.
 _ID_PATTERN = re.compile(r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-'
@@ -106,7 +108,10 @@ def boot(conn, flavor, *, host=None, name=None, timeout=BOOT_TIMEOUT):
     time.sleep(FIRST_POLL)
     while time.monotonic() < deadline:
         server = _get(conn, server_id)
-        if server and server['status'] in ('ACTIVE', 'ERROR'):
+        # Nova saves the ERROR state a moment before the fault that says
+        # why: wait for the fault too.
+        if server and (server['status'] == 'ACTIVE'
+                       or (server['status'] == 'ERROR' and _fault(server))):
             return server
         time.sleep(POLL)
     raise OracleError('server %s neither ACTIVE nor ERROR after %ss'
