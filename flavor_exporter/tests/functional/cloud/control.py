@@ -21,6 +21,10 @@ Disabling a service or forcing it down goes through Nova's own API
 - ``POST /control/computes/{host}/stop``  stop a compute service
 - ``POST /control/periodic``              run every compute's resource
                                           update now
+- ``GET  /control/numa``                  each compute node's NUMA cells:
+                                          shared/dedicated/pinned CPUs
+- ``GET  /control/servers/{id}/numa``     a server's NUMA topology: its
+                                          CPU pinning, emulator CPUs
 """
 
 import json
@@ -72,6 +76,11 @@ class ControlApp(object):
                 route[0] == 'computes' and route[2] == 'stop'):
             self.cloud.stop_compute(route[1])
             return '200 OK', {'name': route[1], 'running': False}
+        if method == 'GET' and route == ['numa']:
+            return '200 OK', self.cloud.host_numa()
+        if (method == 'GET' and len(route) == 3 and
+                route[0] == 'servers' and route[2] == 'numa'):
+            return '200 OK', self.cloud.server_numa(route[1])
         if method == 'POST' and route == ['periodic']:
             self.cloud.run_periodics()
             return '200 OK', {}

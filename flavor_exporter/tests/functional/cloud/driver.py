@@ -22,6 +22,7 @@ import sys
 
 from oslo_serialization import jsonutils
 
+from nova import objects
 from nova.virt import fake
 
 #: service host name -> scenario.Host; filled by the cloud before it starts
@@ -43,8 +44,39 @@ def pci_address(index):
     return '0000:%02x:00.0' % (0x81 + index)
 
 
+def numa_topology(spec):
+    """The host NUMA topology of a host with dedicated CPUs, or None.
+
+    One NUMA cell holding every CPU, as the libvirt driver reports a
+    one-socket host without SMT configured with ``[compute] cpu_shared_set``
+    (CPUs 0 .. vcpus-1) and ``cpu_dedicated_set`` (the next pcpus CPUs):
+    ``cpuset`` the shared CPUs, ``pcpuset`` the dedicated ones, every CPU its
+    own sibling set, the memory as 4 KiB pages. Usage stays empty: the
+    resource tracker adds the instances' on every update.
+    """
+    if not spec.pcpus:
+        return None
+    shared = set(range(spec.vcpus))
+    dedicated = set(range(spec.vcpus, spec.vcpus + spec.pcpus))
+    cell = objects.NUMACell(
+        id=0, socket=0, cpuset=shared, pcpuset=dedicated,
+        memory=spec.memory_mb, cpu_usage=0, memory_usage=0,
+        pinned_cpus=set(),
+        siblings=[{cpu} for cpu in sorted(shared | dedicated)],
+        mempages=[objects.NUMAPagesTopology(
+            size_kb=4, total=spec.memory_mb * 1024 // 4, used=0,
+            reserved=0)],
+        network_metadata=objects.NetworkMetadata(physnets=set(),
+                                                 tunneled=False))
+    return objects.NUMATopology(cells=[cell])
+
+
 class ScenarioDriver(fake.FakeDriver):
-    """FakeDriver with per-host CPUs, memory, disk, PCI devices and VGPUs."""
+    """FakeDriver with per-host CPUs, memory, disk, PCI devices and VGPUs.
+
+    A host with ``pcpus`` also gets a NUMA topology and PCPU inventory, so
+    that pinned (hw:cpu_policy=dedicated/mixed) servers can be claimed.
+    """
 
     def init_host(self, host):
         spec = HOSTS[host]
@@ -83,6 +115,11 @@ class ScenarioDriver(fake.FakeDriver):
         if status and self.spec.pci_devices:
             status['pci_passthrough_devices'] = jsonutils.dumps(
                 self._pci_devices())
+        topology = numa_topology(self.spec)
+        if status and topology:
+            # ComputeNode.numa_topology is a string, as the libvirt driver
+            # reports it.
+            status['numa_topology'] = topology._to_json()
         return status
 
     def update_provider_tree(self, provider_tree, nodename, allocations=None):
@@ -91,6 +128,15 @@ class ScenarioDriver(fake.FakeDriver):
         spec = self.spec
         inventory = provider_tree.data(nodename).inventory
         inventory = {rc: dict(inv) for rc, inv in inventory.items()}
+        if not spec.vcpus:
+            # Only dedicated CPUs: like libvirt, no VCPU inventory at all.
+            inventory.pop('VCPU', None)
+        if spec.pcpus:
+            # As the libvirt driver reports cpu_dedicated_set: pinned CPUs
+            # cannot be overcommitted and none are reserved.
+            inventory['PCPU'] = {'total': spec.pcpus, 'reserved': 0,
+                                 'min_unit': 1, 'max_unit': spec.pcpus,
+                                 'step_size': 1, 'allocation_ratio': 1.0}
         for rc, total in spec.custom_resources.items():
             inventory[rc] = {'total': int(total), 'reserved': 0,
                              'min_unit': 1, 'max_unit': int(total),

@@ -168,6 +168,14 @@ class TestCloud(fixtures.Fixture):
         """Make every compute report its resources to Placement now."""
         return self._control('POST', '/periodic')
 
+    def host_numa(self):
+        """``{node: [NUMA cell, ...] or None}`` with pinned CPUs, from Nova."""
+        return self._control('GET', '/numa')
+
+    def server_numa(self, server_id):
+        """A server's NUMA topology (CPU pinning) or None."""
+        return self._control('GET', '/servers/%s/numa' % server_id)
+
     def alive(self):
         return self.process.alive()
 

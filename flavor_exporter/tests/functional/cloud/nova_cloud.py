@@ -33,6 +33,7 @@ from oslo_serialization import jsonutils
 import nova
 from nova.api import auth as nova_auth
 from nova import context as nova_context
+from nova import objects
 from nova import test
 from nova.tests import fixtures as nova_fixtures
 from nova.tests.functional.api import client as api_client
@@ -209,6 +210,61 @@ class NovaCloud(object):
             cell = self._case.host_mappings[name].cell_mapping
             with nova_context.target_cell(ctxt, cell) as cctxt:
                 compute.manager.update_available_resource(cctxt)
+
+    def host_numa(self):
+        """Each running compute node's NUMA cells with their usage.
+
+        ``{node: [cell, ...]}`` (``None`` for a node without a topology),
+        as the resource tracker last saved them: the scheduler filters on
+        these and the compute claims pinned CPUs against them.
+        """
+        ctxt = nova_context.get_admin_context()
+        result = {}
+        for name in self.computes:
+            if name in self.stopped:
+                continue
+            cell = self._case.host_mappings[name].cell_mapping
+            with nova_context.target_cell(ctxt, cell) as cctxt:
+                nodes = objects.ComputeNodeList.get_all_by_host(cctxt, name)
+            for node in nodes:
+                topology = (objects.NUMATopology.obj_from_db_obj(
+                    node.numa_topology) if node.numa_topology else None)
+                result[node.hypervisor_hostname] = None if not topology else [
+                    {'id': c.id, 'cpuset': sorted(c.cpuset),
+                     'pcpuset': sorted(c.pcpuset),
+                     'pinned_cpus': sorted(c.pinned_cpus),
+                     'cpu_usage': c.cpu_usage, 'memory': c.memory,
+                     'memory_usage': c.memory_usage}
+                    for c in topology.cells]
+        return result
+
+    def server_numa(self, server_id):
+        """A server's NUMA topology as its compute pinned it, or None."""
+        ctxt = nova_context.get_admin_context()
+        mapping = objects.InstanceMapping.get_by_instance_uuid(ctxt,
+                                                               server_id)
+        with nova_context.target_cell(ctxt, mapping.cell_mapping) as cctxt:
+            topology = objects.InstanceNUMATopology.get_by_instance_uuid(
+                cctxt, server_id)
+        if topology is None:
+            return None
+
+        def get(obj, field, default=None):
+            if obj.obj_attr_is_set(field):
+                return getattr(obj, field)
+            return default
+
+        return {
+            'emulator_threads_policy': get(topology,
+                                           'emulator_threads_policy'),
+            'cells': [{
+                'id': c.id, 'cpu_policy': get(c, 'cpu_policy'),
+                'cpuset': sorted(c.cpuset), 'pcpuset': sorted(c.pcpuset),
+                # guest vCPU (a string, as JSON keys are) -> host CPU
+                'cpu_pinning': dict(get(c, 'cpu_pinning_raw') or {}),
+                'cpuset_reserved': sorted(get(c, 'cpuset_reserved')
+                                          or ()),
+                'memory': c.memory} for c in topology.cells]}
 
     @property
     def enabled_filters(self):

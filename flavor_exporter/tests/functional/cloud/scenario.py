@@ -74,6 +74,9 @@ class Host:
     vgpu: Vgpu
     custom_resources: dict
     traits: tuple
+    #: Dedicated host CPUs ([compute] cpu_dedicated_set); ``vcpus`` is then
+    #: the shared set. Non-zero gives the host a NUMA topology and PCPU.
+    pcpus: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,7 +190,12 @@ def _parse_hosts(raw):
                        optional={'node': None, 'count': None,
                                  'reserved': {}, 'allocation_ratio': {},
                                  'pci_devices': [], 'vgpu': None,
-                                 'custom_resources': {}, 'traits': []})
+                                 'custom_resources': {}, 'traits': [],
+                                 'pcpus': 0})
+        vcpus, pcpus = int(values['vcpus']), int(values['pcpus'])
+        if vcpus < 0 or pcpus < 0 or not vcpus + pcpus:
+            raise ScenarioError('%s: vcpus and pcpus must not be negative '
+                                'and give at least one CPU' % where)
         devices = tuple(
             PciDevice(**_take(dev, '%s.pci_devices' % where,
                               required=('vendor_id', 'product_id'),
@@ -210,14 +218,15 @@ def _parse_hosts(raw):
                 node = node.format(index=index) if node else None
             hosts.append(Host(
                 name=name, node=node or name,
-                vcpus=int(values['vcpus']),
+                vcpus=vcpus,
                 memory_mb=int(values['memory_mb']),
                 local_gb=int(values['local_gb']),
                 reserved=dict(values['reserved']),
                 allocation_ratio=dict(values['allocation_ratio']),
                 pci_devices=devices, vgpu=vgpu,
                 custom_resources=dict(values['custom_resources']),
-                traits=tuple(values['traits'])))
+                traits=tuple(values['traits']),
+                pcpus=pcpus))
     names = [h.name for h in hosts]
     if len(set(names)) != len(names):
         raise ScenarioError('host names must be unique: %s' % names)
