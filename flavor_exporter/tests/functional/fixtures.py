@@ -15,11 +15,34 @@
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 
 import fixtures
+
+
+def console_script(name):
+    """argv of a console script: installed (tox), else its module."""
+    script = os.path.join(os.path.dirname(sys.executable), name)
+    if os.access(script, os.X_OK):
+        return [script]
+    return [sys.executable, '-m',
+            name.replace('flavor-exporter-', 'flavor_exporter.cmd.')]
+
+
+def stop_process_group(process):
+    """SIGTERM a process started with start_new_session, then SIGKILL."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
 
 
 def free_port():

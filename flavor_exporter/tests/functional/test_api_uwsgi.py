@@ -16,7 +16,6 @@
 import os
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 import urllib.error
@@ -28,15 +27,6 @@ from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.unit.api import fakes
-
-
-def command():
-    """The console script when installed (tox), else the module."""
-    script = os.path.join(os.path.dirname(sys.executable),
-                          'flavor-exporter-api')
-    if os.access(script, os.X_OK):
-        return [script]
-    return [sys.executable, '-m', 'flavor_exporter.cmd.api']
 
 
 def fetch(port, path):
@@ -91,23 +81,19 @@ class TestFlavorExporterApi(base.TestCase):
 
     def start(self):
         process = subprocess.Popen(
-            command() + ['--config-file', self.config],
+            fe_fixtures.console_script('flavor-exporter-api')
+            + ['--config-file', self.config],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             start_new_session=True)
-        self.addCleanup(self._kill, process)
+        self.addCleanup(fe_fixtures.stop_process_group, process)
         try:
             fe_fixtures.wait_for_port(self.port, timeout=60,
                                       process=process)
         except RuntimeError:
-            self._kill(process)
+            fe_fixtures.stop_process_group(process)
             self.fail('flavor-exporter-api did not start:\n%s'
                       % process.stdout.read().decode(errors='replace'))
         return process
-
-    def _kill(self, process):
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
 
     def test_serves_published_documents(self):
         process = self.start()

@@ -20,9 +20,7 @@ memcached, the worker publishing and uWSGI serving.
 
 import json
 import os
-import signal
 import subprocess
-import sys
 import textwrap
 import time
 
@@ -36,25 +34,6 @@ from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.functional import test_api_uwsgi
 
 SCENARIO = 'predecessor'
-
-
-def command(name):
-    """A console script when installed (tox), else its module."""
-    script = os.path.join(os.path.dirname(sys.executable), name)
-    if os.access(script, os.X_OK):
-        return [script]
-    module = name.replace('flavor-exporter-', 'flavor_exporter.cmd.')
-    return [sys.executable, '-m', module]
-
-
-def _kill(process):
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
 
 
 class CommandsTestCase(base.TestCase):
@@ -102,16 +81,18 @@ class CommandsTestCase(base.TestCase):
 
     def run_command(self, name, *args, timeout=180):
         return subprocess.run(
-            command(name) + list(args), env=self.env(), timeout=timeout,
+            fe_fixtures.console_script(name) + list(args), env=self.env(),
+            timeout=timeout,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def start(self, name, config):
         log = open(os.path.join(self.workdir, name + '.log'), 'w')
         self.addCleanup(log.close)
         process = subprocess.Popen(
-            command(name) + ['--config-file', config], env=self.env(),
+            fe_fixtures.console_script(name) + ['--config-file', config],
+            env=self.env(),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.addCleanup(_kill, process)
+        self.addCleanup(fe_fixtures.stop_process_group, process)
         return process
 
     def log_of(self, name):

@@ -28,7 +28,6 @@ and test_deploy.py (flavor-exporter-api's main with host_ip = 0.0.0.0).
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -44,7 +43,6 @@ from flavor_exporter.tests import base
 from flavor_exporter.tests.functional.cloud import launcher
 from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
-from flavor_exporter.tests.functional import test_commands
 
 SCENARIO = 'predecessor'
 GPU_MEDIUM = 'de.NBI GPU V100 medium'
@@ -152,7 +150,7 @@ class WorkerCredentialsBase(base.TestCase):
 
     def run_command(self, name, config, *args, env=None, timeout=180):
         return subprocess.run(
-            test_commands.command(name) + ['--config-file', config]
+            fe_fixtures.console_script(name) + ['--config-file', config]
             + list(args), env=env or clean_env(self.workdir),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             timeout=timeout)
@@ -269,16 +267,6 @@ class TestOpenstackClientConfig(WorkerCredentialsBase):
         self.assertPublishedFromCatalog(done)
 
 
-def _kill(process):
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
-
-
 class TestApiBehindKeystone(base.TestCase):
     """flavor-exporter-api (uWSGI) with [DEFAULT] auth_strategy = keystone.
 
@@ -332,7 +320,7 @@ class TestApiBehindKeystone(base.TestCase):
         })
         env = clean_env(workdir)
         done = subprocess.run(
-            test_commands.command('flavor-exporter-worker')
+            fe_fixtures.console_script('flavor-exporter-worker')
             + ['--config-file', cls.config, '--run-once'], env=env,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             timeout=180)
@@ -341,10 +329,10 @@ class TestApiBehindKeystone(base.TestCase):
         output = open(os.path.join(workdir, 'uwsgi.out'), 'w')
         resources.addCleanup(output.close)
         process = subprocess.Popen(
-            test_commands.command('flavor-exporter-api')
+            fe_fixtures.console_script('flavor-exporter-api')
             + ['--config-file', cls.config], env=env, stdout=output,
             stderr=subprocess.STDOUT, start_new_session=True)
-        resources.addCleanup(_kill, process)
+        resources.addCleanup(fe_fixtures.stop_process_group, process)
         fe_fixtures.wait_for_port(cls.port, timeout=60, process=process)
 
     def get(self, path, token=None, **headers):
