@@ -50,8 +50,9 @@ def notes(specs, pinned, pci, aliases, idle_aliases=()):
                      % ', '.join(numa_keys))
     if pinned:
         lines.append('pinned CPUs must fit in the free dedicated CPUs of '
-                     'host NUMA nodes (NUMATopologyFilter); only PCPU '
-                     'totals are modelled')
+                     'host NUMA nodes (NUMATopologyFilter), and their '
+                     'memory in a node without overcommit; only the '
+                     'Placement PCPU and MEMORY_MB totals are modelled')
     if specs.get('hw:mem_page_size'):
         lines.append('hw:mem_page_size=%s: huge pages per host NUMA node '
                      'are not in Placement; not modelled'
