@@ -13,46 +13,27 @@
 #    under the License.
 """The Placement capacity source: what Nova's scheduler itself reads.
 
-Resource providers, inventories, usages and traits come from Placement, so
-nested providers (VGPU, PCI devices reported to Placement), reservations,
+Resource providers, inventories, usages and traits come from Placement
+(placement_providers reads them, and says what a refresh costs), so nested
+providers (VGPU, PCI devices reported to Placement), reservations,
 allocation ratios and unit constraints are exactly what the scheduler sees,
-at any compute microversion. Nova supplies what Placement does not hold:
-which root provider is which compute host, service state, flavors and host
-aggregate metadata.
-
-Cost. Placement has no bulk call for inventories, usages or traits, so a
-provider costs one call each. Inventories and traits only change together
-with the provider generation (every inventory or trait write increments
-it), so they are kept between refreshes and read again only when the
-generation moved. Usages are a different matter: Placement's DELETE
-/allocations/{consumer} removes allocations WITHOUT incrementing the
-generation of the providers involved, and Nova deletes a server's
-allocations that way whenever [DEFAULT] reclaim_instance_interval is 0
-(the default), after local deletes and after failed builds. A usage cache
-keyed on the generation would therefore keep counting deleted servers
-forever, so usages are read every refresh (one call per provider that has
-an inventory) unless the source is built with cache_usages=True.
+at any compute microversion. This module maps provider trees to compute
+hosts with what Nova holds and Placement does not: which root provider is
+which compute host, service state, flavors, host aggregates and GPU
+aggregates.
 """
 
-import dataclasses
 import threading
 
 from oslo_log import log
-from oslo_utils import uuidutils
 
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import request
-from flavor_exporter.common import openstack
 from flavor_exporter.worker import nova
+from flavor_exporter.worker import placement_providers
 
 LOG = log.getLogger(__name__)
 
-# 1.14 (Queens) is the first microversion whose resource providers carry
-# parent_provider_uuid and root_provider_uuid, which is all this source
-# needs beyond 1.0 (generation) and 1.6 (provider traits). Nothing later
-# changes the provider, inventory, usage or trait documents it reads, and
-# the lowest sufficient version works against every Placement since Queens.
-PLACEMENT_MICROVERSION = '1.14'
 # 2.53 (Pike) identifies hypervisors by the compute node UUID, which is the
 # UUID of the node's root resource provider, and embeds service.host; it
 # also paginates (limit/marker). Every Nova since Pike accepts it, including
@@ -62,131 +43,10 @@ HYPERVISOR_MICROVERSION = '2.53'
 
 DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
 
-# Placement's own bounds for inventory fields (placement/schemas).
-_INVENTORY_FIELDS = {
-    # field: (default when absent, smallest allowed value)
-    'reserved': (0, 0),
-    'min_unit': (1, 1),
-    'max_unit': (None, 1),
-    'step_size': (1, 1),
-}
-
 
 def placement_available(client):
     """Whether `[capacity] source = auto` should pick this source."""
     return client.has_service('placement')
-
-
-class _Malformed(ValueError):
-    """Placement answered something this source cannot use."""
-
-
-def _is_number(value):
-    # bool is an int to Python, not to Placement.
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _integer(value, what, minimum=0):
-    if not _is_number(value) or value != int(value) or value < minimum:
-        raise _Malformed('%s is %r, not an integer >= %d'
-                         % (what, value, minimum))
-    return int(value)
-
-
-def parse_inventories(body):
-    """{rc: model.Inventory} from GET /resource_providers/{u}/inventories."""
-    inventories = body.get('inventories') if isinstance(body, dict) else None
-    if not isinstance(inventories, dict):
-        raise _Malformed('no "inventories" object')
-    parsed = {}
-    for rc, fields in inventories.items():
-        if not isinstance(fields, dict):
-            raise _Malformed('inventory of %s is %r' % (rc, fields))
-        if 'total' not in fields:
-            raise _Malformed('inventory of %s has no total' % rc)
-        values = {'total': _integer(fields['total'], '%s total' % rc, 1)}
-        for name, (default, minimum) in _INVENTORY_FIELDS.items():
-            value = fields.get(name)
-            if value is not None:
-                value = _integer(value, '%s %s' % (rc, name), minimum)
-            values[name] = default if value is None else value
-        if values['max_unit'] is None:
-            values['max_unit'] = values['total']
-        ratio = fields.get('allocation_ratio', 1.0)
-        if not _is_number(ratio) or ratio <= 0:
-            raise _Malformed('%s allocation_ratio is %r' % (rc, ratio))
-        values['allocation_ratio'] = float(ratio)
-        parsed[rc] = model.Inventory(**values)
-    return parsed
-
-
-def parse_usages(body):
-    """{rc: used} from GET /resource_providers/{u}/usages."""
-    usages = body.get('usages') if isinstance(body, dict) else None
-    if not isinstance(usages, dict):
-        raise _Malformed('no "usages" object')
-    return {rc: _integer(used, '%s usage' % rc)
-            for rc, used in usages.items()}
-
-
-def parse_traits(body):
-    """frozenset of trait names from GET /resource_providers/{u}/traits."""
-    traits = body.get('traits') if isinstance(body, dict) else None
-    if not isinstance(traits, list):
-        raise _Malformed('no "traits" list')
-    if not all(isinstance(trait, str) for trait in traits):
-        raise _Malformed('traits %r are not all names' % (traits,))
-    return frozenset(traits)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Summary:
-    """One provider as GET /resource_providers lists it."""
-
-    uuid: str
-    name: str
-    generation: int
-    parent_uuid: str | None
-    root_uuid: str
-
-    @property
-    def label(self):
-        return '%s (%s)' % (self.name, self.uuid)
-
-
-def _summary(item):
-    if not isinstance(item, dict):
-        raise _Malformed('provider entry %r' % (item,))
-    uuid = item.get('uuid')
-    if not isinstance(uuid, str) or not uuidutils.is_uuid_like(uuid):
-        raise _Malformed('provider uuid %r' % (uuid,))
-    generation = item.get('generation')
-    if not _is_number(generation) or generation != int(generation):
-        raise _Malformed('provider %s generation %r' % (uuid, generation))
-    return _Summary(uuid=uuid, name=str(item.get('name') or uuid),
-                    generation=int(generation),
-                    parent_uuid=item.get('parent_provider_uuid') or None,
-                    root_uuid=item.get('root_provider_uuid') or uuid)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Cached:
-    """What is kept of one provider between refreshes.
-
-    A provider Placement described in a way this source cannot use is kept
-    too, with its problem, so that it is reported on every refresh without
-    being read again until its generation moves.
-    """
-
-    generation: int
-    inventories: dict = dataclasses.field(default_factory=dict)
-    traits: frozenset = frozenset()
-    usages: dict | None = None  # kept only with cache_usages
-    problem: str | None = None
-
-    def needs_usages(self):
-        # No inventory, no allocation: Placement refuses both otherwise.
-        return self.problem is None and bool(self.inventories)
 
 
 class PlacementSource:
@@ -200,11 +60,8 @@ class PlacementSource:
 
     name = 'placement'
 
-    def __init__(self, conf, cache_usages=False):
+    def __init__(self, conf):
         self._conf = conf
-        # True trusts the generation for usages too: cheaper, but see the
-        # module docstring for the deletes it then misses.
-        self._cache_usages = cache_usages
         self._cache = {}
         self._lock = threading.Lock()
         # Figures of the last successful collect, for logs and metrics.
@@ -218,7 +75,7 @@ class PlacementSource:
     def _collect(self, client):
         problems = []
         calls_before = client.call_count
-        summaries = self._list_providers(client, problems)
+        summaries = placement_providers.list_providers(client, problems)
         hypervisors = client.get_all('compute', '/os-hypervisors/detail',
                                      'hypervisors', HYPERVISOR_MICROVERSION)
         flavors = nova.list_flavors(client, problems)
@@ -241,7 +98,8 @@ class PlacementSource:
         # would cost calls for nothing.
         wanted = [summary for root_uuid, members in trees.items()
                   if root_uuid in nodes for summary in members]
-        entries, usages, stats = self._read_providers(client, wanted)
+        reading = placement_providers.read_providers(client, wanted,
+                                                     self._cache)
 
         hosts = []
         for uuid, (node, service_host, hypervisor) in sorted(
@@ -257,8 +115,8 @@ class PlacementSource:
                     'a root provider, skipped'
                     % (node, service_host, summaries[uuid].label))
                 continue
-            providers = self._tree(summaries[uuid], trees[uuid], entries,
-                                   usages, problems)
+            providers = self._tree(summaries[uuid], trees[uuid], reading,
+                                   problems)
             if not providers:
                 problems.append('hypervisor %s (host %s): its root '
                                 'provider is unusable, skipped'
@@ -278,8 +136,9 @@ class PlacementSource:
         self._place_in_aggregates(hosts, nodes, aggregates, problems)
         self._add_gpu_pools(client, hosts, aggregates, problems)
 
-        stats['api_calls'] = client.call_count - calls_before
-        self._cache = entries
+        stats = dict(reading.stats,
+                     api_calls=client.call_count - calls_before)
+        self._cache = reading.cache
         self.last_stats = stats
         for line in problems:
             LOG.warning('%s', line)
@@ -290,29 +149,6 @@ class PlacementSource:
         return model.Snapshot(source=self.name, flavors=flavors,
                               hosts=hosts, problems=problems,
                               api_calls=stats['api_calls'])
-
-    @staticmethod
-    def _list_providers(client, problems):
-        """{uuid: _Summary} of every resource provider, one call."""
-        body = client.get('placement', '/resource_providers',
-                          PLACEMENT_MICROVERSION)
-        items = None
-        if isinstance(body, dict):
-            items = body.get('resource_providers')
-        if not isinstance(items, list):
-            raise openstack.CloudError(
-                'placement GET /resource_providers: no resource_providers '
-                'list in the answer')
-        summaries = {}
-        for item in items:
-            try:
-                summary = _summary(item)
-            except _Malformed as exc:
-                problems.append('resource provider listing: unreadable '
-                                'entry (%s), skipped' % exc)
-                continue
-            summaries[summary.uuid] = summary
-        return summaries
 
     @staticmethod
     def _nodes(hypervisors, problems):
@@ -335,79 +171,8 @@ class PlacementSource:
             nodes[str(uuid)] = (node, service_host, hypervisor)
         return nodes
 
-    def _calls_for(self, summary):
-        """The sub-resources of one provider this refresh must read."""
-        cached = self._cache.get(summary.uuid)
-        if cached is None or cached.generation != summary.generation:
-            return ['inventories', 'traits', 'usages']
-        if not self._cache_usages and cached.needs_usages():
-            return ['usages']
-        return []
-
-    def _read_providers(self, client, wanted):
-        """(new cache, {uuid: usages or problem line}, stats).
-
-        All the calls of a refresh go through one client.map so that the
-        concurrency bound holds across the whole refresh.
-        """
-        calls = [(summary.uuid, what) for summary in wanted
-                 for what in self._calls_for(summary)]
-
-        def get(call):
-            uuid, what = call
-            return client.get('placement', '/resource_providers/%s/%s'
-                              % (uuid, what), PLACEMENT_MICROVERSION)
-
-        answers = {}
-        for (uuid, what), body in zip(calls, client.map(get, calls)):
-            answers.setdefault(uuid, {})[what] = body
-
-        entries = {}
-        usages = {}
-        fetched = 0
-        for summary in wanted:
-            got = answers.get(summary.uuid, {})
-            if 'inventories' in got:
-                fetched += 1
-                entry = self._parse(summary, got)
-            else:
-                entry = self._cache[summary.uuid]
-            if 'usages' in got and entry.needs_usages():
-                try:
-                    used = parse_usages(got['usages'])
-                except _Malformed as exc:
-                    # Read again next refresh anyway; inventories and
-                    # traits stay cached.
-                    used = ('resource provider %s: %s, skipped'
-                            % (summary.label, exc))
-                else:
-                    if self._cache_usages:
-                        entry = dataclasses.replace(entry, usages=used)
-                usages[summary.uuid] = used
-            elif entry.usages is not None:
-                usages[summary.uuid] = entry.usages
-            entries[summary.uuid] = entry
-        stats = {'providers': len(wanted), 'providers_fetched': fetched,
-                 'providers_reused': len(wanted) - fetched,
-                 'usages_read': sum(1 for _, what in calls
-                                    if what == 'usages')}
-        return entries, usages, stats
-
     @staticmethod
-    def _parse(summary, got):
-        """A _Cached for a provider just read (kept even if malformed)."""
-        try:
-            inventories = parse_inventories(got['inventories'])
-            traits = parse_traits(got['traits'])
-        except _Malformed as exc:
-            return _Cached(generation=summary.generation,
-                           problem='resource provider %s: %s, skipped'
-                           % (summary.label, exc))
-        return _Cached(generation=summary.generation,
-                       inventories=inventories, traits=traits)
-
-    @staticmethod
-    def _tree(root, members, entries, usages, problems):
+    def _tree(root, members, reading, problems):
         """[model.Provider] of one host, root first, parents before kids.
 
         A provider that cannot be used takes its descendants with it: a
@@ -426,13 +191,8 @@ class PlacementSource:
             reached.add(summary.uuid)
             kids = sorted(children.get(summary.uuid, []),
                           key=lambda s: (s.name, s.uuid))
-            entry = entries[summary.uuid]
-            used = usages.get(summary.uuid, {})
-            problem = entry.problem
-            if problem is None and isinstance(used, str):
-                problem = used
-            if problem is not None:
-                problems.append(problem)
+            if summary.uuid in reading.unusable:
+                problems.append(reading.unusable[summary.uuid])
                 for kid in kids:
                     problems.append(
                         'resource provider %s: its parent %s was skipped, '
@@ -441,11 +201,7 @@ class PlacementSource:
                 if summary is root:
                     return []
                 continue
-            providers.append(model.Provider(
-                uuid=summary.uuid, name=summary.name,
-                parent_uuid=summary.parent_uuid,
-                inventories=dict(entry.inventories), usages=dict(used),
-                traits=entry.traits, generation=summary.generation))
+            providers.append(reading.providers[summary.uuid])
             queue.extend(kids)
         for summary in members:
             if summary.uuid not in reached:

@@ -25,6 +25,7 @@ import copy
 from flavor_exporter.capacity import engine
 from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
+from flavor_exporter.tests.unit.worker import fakes
 from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import refresh
 
@@ -91,29 +92,10 @@ CLOUD = {
 }
 
 
-class CannedClient:
-    """Answers GETs from canned bodies; records what was asked."""
-
-    def __init__(self, bodies):
-        self.bodies = bodies
-        self.requests = []
-        self.call_count = 0
-
-    def get(self, service, path, microversion=None, params=None):
-        self.call_count += 1
-        self.requests.append((service, path, microversion, params))
-        if isinstance(self.bodies.get(path), Exception):
-            raise self.bodies[path]
-        return copy.deepcopy(self.bodies[path])
-
-    def get_all(self, service, path, key, microversion=None, params=None):
-        return self.get(service, path, microversion, params)[key]
-
-
 class TestPredecessorExample(base.TestCase):
 
     def report(self, bodies=CLOUD):
-        client = CannedClient(bodies)
+        client = fakes.FakeClient(bodies)
         source = hypervisors_source.HypervisorsSource(self.conf)
         snapshot = source.collect(client)
         return (engine.compute(snapshot, refresh.engine_options(self.conf)),

@@ -15,7 +15,7 @@
 
 FakeCloud keeps the state of a small cloud and answers every GET the source
 makes with documents shaped like Placement 1.14 and Nova 2.53/2.75/2.41/
-2.47 answer them (see the api-ref samples); FakeClient stands in for
+2.47 answer them (see the api-ref samples); fakes.FakeClient stands in for
 CloudClient and records every call, so that call counts are exact.
 """
 
@@ -27,6 +27,7 @@ import uuid as uuid_mod
 from flavor_exporter.capacity import model
 from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
+from flavor_exporter.tests.unit.worker import fakes
 from flavor_exporter.worker import placement_source
 
 PAYLOADS = os.path.join(os.path.dirname(__file__), 'payloads')
@@ -57,7 +58,6 @@ class FakeCloud:
         self.aggregates = []
         self.flavors = []
         self.servers = []
-        self.failing = set()  # paths answered with an error
 
     # ----------------------------------------------------------- building
 
@@ -179,9 +179,6 @@ class FakeCloud:
     # ---------------------------------------------------------- answering
 
     def answer(self, service, path, params):
-        if path in self.failing:
-            raise openstack.CloudError('%s GET %s answered 503' % (
-                service, path))
         if service == 'placement':
             return self._placement(path)
         return self._compute(path, params)
@@ -221,42 +218,12 @@ class FakeCloud:
         raise openstack.CloudError('compute GET %s answered 404' % path)
 
 
-class FakeClient:
-    """CloudClient's interface over a FakeCloud, recording every call."""
-
-    def __init__(self, cloud, services=('compute', 'placement')):
-        self.cloud = cloud
-        self.services = services
-        self.calls = []
-
-    @property
-    def call_count(self):
-        return len(self.calls)
-
-    def has_service(self, service_type):
-        return service_type in self.services
-
-    def get(self, service, path, microversion=None, params=None):
-        self.calls.append((service, path, microversion))
-        return copy.deepcopy(self.cloud.answer(service, path, params or {}))
-
-    def get_all(self, service, path, key, microversion=None, params=None):
-        # One page: the canned lists are shorter than a page.
-        return self.get(service, path, microversion, params)[key]
-
-    def map(self, function, items):
-        return [function(item) for item in items]
-
-    def paths(self, start=0):
-        return [path for _, path, _ in self.calls[start:]]
-
-
 class PlacementSourceTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
         self.cloud = FakeCloud()
-        self.client = FakeClient(self.cloud)
+        self.client = fakes.FakeClient(answer=self.cloud.answer)
         self.source = placement_source.PlacementSource(self.conf)
 
     def collect(self):
@@ -357,11 +324,12 @@ class TestTrees(PlacementSourceTestCase):
     def test_microversions(self):
         self.collect()
         versions = {(service, path.split('/')[1]): microversion
-                    for service, path, microversion in self.client.calls}
+                    for service, path, microversion, _
+                    in self.client.requests}
         self.assertEqual('1.14', versions['placement', 'resource_providers'])
         self.assertEqual('2.53', versions['compute', 'os-hypervisors'])
-        self.assertEqual({'1.14'}, {mv for service, _, mv
-                                    in self.client.calls
+        self.assertEqual({'1.14'}, {mv for service, _, mv, _
+                                    in self.client.requests
                                     if service == 'placement'})
 
     def test_second_collect_reuses_unchanged_providers(self):
@@ -418,25 +386,6 @@ class TestTrees(PlacementSourceTestCase):
         self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
                          gpu.providers[0].usages)
         self.assertEqual({'VGPU': 0}, gpu.providers[1].usages)
-
-    def test_cache_usages_trusts_the_generation(self):
-        source = placement_source.PlacementSource(self.conf,
-                                                  cache_usages=True)
-        source.collect(self.client)
-        self.cloud.providers[self.vgpu_a]['usages'] = {'VGPU': 0}
-        second = source.collect(self.client)
-        # Provider list and the four Nova calls only.
-        self.assertEqual(5, second.api_calls)
-        # The price: a usage change without a generation change is missed.
-        self.assertEqual(
-            {'VGPU': 4},
-            self.host(second, 'gpu1.example.org').providers[1].usages)
-        self.cloud.bump(self.vgpu_a)
-        third = source.collect(self.client)
-        self.assertEqual(5 + 3, third.api_calls)
-        self.assertEqual(
-            {'VGPU': 0},
-            self.host(third, 'gpu1.example.org').providers[1].usages)
 
     def test_calls_do_not_grow_with_flavors(self):
         first = self.collect().api_calls
@@ -500,11 +449,6 @@ class TestScale(PlacementSourceTestCase):
             self.cloud.add_flavor('f%d' % i)
         self.assertEqual(3 * hosts + 5, self.collect().api_calls)
         self.assertEqual(hosts + 5, self.collect().api_calls)
-        cached = placement_source.PlacementSource(self.conf,
-                                                  cache_usages=True)
-        self.assertEqual(3 * hosts + 5,
-                         cached.collect(self.client).api_calls)
-        self.assertEqual(5, cached.collect(self.client).api_calls)
 
 
 class TestHostState(PlacementSourceTestCase):
@@ -709,38 +653,39 @@ class TestProblems(PlacementSourceTestCase):
                          self.client.paths(start))
 
     def test_unreadable_provider_listing_entry(self):
-        body = self.cloud._placement('/resource_providers')
+        body = self.cloud.answer('placement', '/resource_providers', {})
         body['resource_providers'].append({'uuid': 'not-a-uuid',
                                            'generation': 1})
         body['resource_providers'].append({'uuid': _uuid('x'),
                                            'generation': None})
-        self.cloud._placement = lambda path: body
-        snapshot = placement_source.PlacementSource(self.conf)._list_providers(
-            self.client, problems := [])
-        self.assertEqual([self.cn1], list(snapshot))
-        self.assertEqual(2, len(problems))
-        self.assertIn("provider uuid 'not-a-uuid'", problems[0])
-        self.assertIn('generation None', problems[1])
+        self.client.bodies['/resource_providers'] = body
+        snapshot = self.collect()
+        self.assertEqual([self.cn1],
+                         [p.uuid for p in snapshot.hosts[0].providers])
+        self.assertEqual(2, len(snapshot.problems))
+        self.assertIn("provider uuid 'not-a-uuid'", snapshot.problems[0])
+        self.assertIn('generation None', snapshot.problems[1])
 
     def test_provider_listing_without_list_is_a_cloud_error(self):
-        self.cloud._placement = lambda path: {'error': 'odd'}
+        self.client.bodies['/resource_providers'] = {'error': 'odd'}
         self.assertRaises(openstack.CloudError, self.collect)
 
     def test_cloud_error_aborts_and_keeps_the_cache(self):
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         self.collect()
         self.cloud.bump(child)
-        self.cloud.failing.add('/resource_providers/%s/traits' % child)
+        traits = '/resource_providers/%s/traits' % child
+        self.client.bodies[traits] = openstack.CloudError('503')
         self.assertRaises(openstack.CloudError, self.collect)
-        self.cloud.failing.clear()
+        del self.client.bodies[traits]
         snapshot = self.collect()
         self.assertEqual(1 + 1 + 3 + 4, snapshot.api_calls)
         self.assertEqual(2, snapshot.hosts[0].providers[1].generation)
 
     def test_failed_first_refresh_caches_nothing(self):
-        self.cloud.failing.add('/os-aggregates')
+        self.client.bodies['/os-aggregates'] = openstack.CloudError('503')
         self.assertRaises(openstack.CloudError, self.collect)
-        self.cloud.failing.clear()
+        del self.client.bodies['/os-aggregates']
         self.assertEqual(1 + 3 + 4, self.collect().api_calls)
 
 
@@ -823,40 +768,27 @@ class TestGpuAggregates(PlacementSourceTestCase):
                          self.host(snapshot, 'gpu1.example.org').gpu_pools)
 
 
-class PayloadClient(FakeClient):
-    """Answers with documents captured from Placement 16 (payloads/)."""
-
-    def __init__(self):
-        super().__init__(FakeCloud())
-        providers = self.load('placement-resource-providers.json')
-        self.root, self.child = [
-            rp['uuid'] for rp in providers['resource_providers']]
-        self.documents = {
-            '/resource_providers': providers,
-            '/os-hypervisors/detail': self.load(
-                'nova-hypervisors-detail-2.53.json')}
-        for uuid, prefix in ((self.root, ''), (self.child, 'child-')):
-            for what in ('inventories', 'usages', 'traits'):
-                self.documents['/resource_providers/%s/%s' % (uuid, what)] = (
-                    self.load('placement-%s%s.json' % (prefix, what)))
-
-    @staticmethod
-    def load(name):
-        with open(os.path.join(PAYLOADS, name)) as payload:
-            return json.load(payload)
-
-    def get(self, service, path, microversion=None, params=None):
-        if path in self.documents:
-            self.calls.append((service, path, microversion))
-            return copy.deepcopy(self.documents[path])
-        return super().get(service, path, microversion, params)
+def _payload(name):
+    with open(os.path.join(PAYLOADS, name)) as payload:
+        return json.load(payload)
 
 
 class TestCapturedPayloads(base.TestCase):
     """A PCI-in-Placement tree as Placement 16 really returns it."""
 
     def test_collect(self):
-        client = PayloadClient()
+        providers = _payload('placement-resource-providers.json')
+        root_uuid, child_uuid = [
+            rp['uuid'] for rp in providers['resource_providers']]
+        bodies = {'/resource_providers': providers,
+                  '/os-hypervisors/detail': _payload(
+                      'nova-hypervisors-detail-2.53.json')}
+        for uuid, prefix in ((root_uuid, ''), (child_uuid, 'child-')):
+            for what in ('inventories', 'usages', 'traits'):
+                bodies['/resource_providers/%s/%s' % (uuid, what)] = (
+                    _payload('placement-%s%s.json' % (prefix, what)))
+        # Nova's flavors, services and aggregates: none.
+        client = fakes.FakeClient(bodies, answer=FakeCloud().answer)
         snapshot = placement_source.PlacementSource(self.conf).collect(client)
         self.assertEqual([], snapshot.problems)
         self.assertEqual(1 + 3 * 2 + 4, snapshot.api_calls)
@@ -866,7 +798,7 @@ class TestCapturedPayloads(base.TestCase):
         # The captured root carries COMPUTE_STATUS_DISABLED.
         self.assertFalse(host.enabled)
         root, device = host.providers
-        self.assertEqual((client.root, None, 3),
+        self.assertEqual((root_uuid, None, 3),
                          (root.uuid, root.parent_uuid, root.generation))
         self.assertEqual(
             model.Inventory(total=1000, reserved=0, min_unit=1,
@@ -877,7 +809,7 @@ class TestCapturedPayloads(base.TestCase):
         self.assertEqual({'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10},
                          root.usages)
         self.assertIn('COMPUTE_NODE', root.traits)
-        self.assertEqual((client.child, client.root),
+        self.assertEqual((child_uuid, root_uuid),
                          (device.uuid, device.parent_uuid))
         self.assertEqual('compute1.example.org_0000:81:00.0', device.name)
         self.assertEqual(
@@ -892,6 +824,6 @@ class TestPlacementAvailable(base.TestCase):
 
     def test_catalog(self):
         self.assertTrue(placement_source.placement_available(
-            FakeClient(FakeCloud())))
+            fakes.FakeClient()))
         self.assertFalse(placement_source.placement_available(
-            FakeClient(FakeCloud(), services=('compute',))))
+            fakes.FakeClient(services=('compute',))))

@@ -1,0 +1,67 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""A stand-in for openstack.CloudClient that answers canned documents."""
+
+import copy
+
+from flavor_exporter.common import openstack
+
+
+class FakeClient:
+    """CloudClient's interface over canned answers, recording every call.
+
+    bodies maps a path to the document a GET of it answers, or to the
+    exception that GET raises. Paths it lacks go to answer(service, path,
+    params) when given, and otherwise fail as a 404 would. Lists come in
+    one page and map() calls one item after the other, so that the calls
+    a test sees, and their order, are exact.
+    """
+
+    def __init__(self, bodies=None, answer=None,
+                 services=('compute', 'placement')):
+        self.bodies = dict(bodies or {})
+        self._answer = answer
+        self._services = services
+        self.requests = []  # (service, path, microversion, params)
+
+    @property
+    def call_count(self):
+        return len(self.requests)
+
+    def has_service(self, service_type):
+        return service_type in self._services
+
+    def get(self, service, path, microversion=None, params=None):
+        self.requests.append((service, path, microversion, params))
+        if path in self.bodies:
+            body = self.bodies[path]
+        elif self._answer is not None:
+            body = self._answer(service, path, params or {})
+        else:
+            raise openstack.CloudError('%s GET %s answered 404'
+                                       % (service, path))
+        if isinstance(body, Exception):
+            raise body
+        # A copy, as a new answer would be: the caller may change it.
+        return copy.deepcopy(body)
+
+    def get_all(self, service, path, key, microversion=None, params=None):
+        return self.get(service, path, microversion, params)[key]
+
+    def map(self, function, items):
+        return [function(item) for item in items]
+
+    def paths(self, start=0):
+        """The paths asked for, from the start-th call on."""
+        return [path for _, path, _, _ in self.requests[start:]]

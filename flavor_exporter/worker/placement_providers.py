@@ -1,0 +1,275 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Resource providers as Placement describes them, cached by generation.
+
+Placement has no bulk call for inventories, usages or traits, so a
+provider costs one call each. Inventories and traits only change together
+with the provider generation (every inventory or trait write increments
+it), so they are kept between refreshes and read again only when the
+generation moved. Usages are a different matter: Placement's DELETE
+/allocations/{consumer} removes allocations WITHOUT incrementing the
+generation of the providers involved, and Nova deletes a server's
+allocations that way whenever [DEFAULT] reclaim_instance_interval is 0
+(the default), after local deletes and after failed builds. A usage cache
+keyed on the generation would therefore keep counting deleted servers
+forever, so usages are read every refresh (one call per provider that has
+an inventory).
+"""
+
+import dataclasses
+
+from oslo_utils import uuidutils
+
+from flavor_exporter.capacity import model
+from flavor_exporter.common import openstack
+
+# 1.14 (Queens) is the first microversion whose resource providers carry
+# parent_provider_uuid and root_provider_uuid, which is all this module
+# needs beyond 1.0 (generation) and 1.6 (provider traits). Nothing later
+# changes the provider, inventory, usage or trait documents it reads, and
+# the lowest sufficient version works against every Placement since Queens.
+PLACEMENT_MICROVERSION = '1.14'
+
+# Placement's own bounds for inventory fields (placement/schemas).
+_INVENTORY_FIELDS = {
+    # field: (default when absent, smallest allowed value)
+    'reserved': (0, 0),
+    'min_unit': (1, 1),
+    'max_unit': (None, 1),
+    'step_size': (1, 1),
+}
+
+
+class _Malformed(ValueError):
+    """Placement answered something this module cannot use."""
+
+
+def _is_number(value):
+    # bool is an int to Python, not to Placement.
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _integer(value, what, minimum=0):
+    if not _is_number(value) or value != int(value) or value < minimum:
+        raise _Malformed('%s is %r, not an integer >= %d'
+                         % (what, value, minimum))
+    return int(value)
+
+
+def parse_inventories(body):
+    """{rc: model.Inventory} from GET /resource_providers/{u}/inventories."""
+    inventories = body.get('inventories') if isinstance(body, dict) else None
+    if not isinstance(inventories, dict):
+        raise _Malformed('no "inventories" object')
+    parsed = {}
+    for rc, fields in inventories.items():
+        if not isinstance(fields, dict):
+            raise _Malformed('inventory of %s is %r' % (rc, fields))
+        if 'total' not in fields:
+            raise _Malformed('inventory of %s has no total' % rc)
+        values = {'total': _integer(fields['total'], '%s total' % rc, 1)}
+        for name, (default, minimum) in _INVENTORY_FIELDS.items():
+            value = fields.get(name)
+            if value is not None:
+                value = _integer(value, '%s %s' % (rc, name), minimum)
+            values[name] = default if value is None else value
+        if values['max_unit'] is None:
+            values['max_unit'] = values['total']
+        ratio = fields.get('allocation_ratio', 1.0)
+        if not _is_number(ratio) or ratio <= 0:
+            raise _Malformed('%s allocation_ratio is %r' % (rc, ratio))
+        values['allocation_ratio'] = float(ratio)
+        parsed[rc] = model.Inventory(**values)
+    return parsed
+
+
+def parse_usages(body):
+    """{rc: used} from GET /resource_providers/{u}/usages."""
+    usages = body.get('usages') if isinstance(body, dict) else None
+    if not isinstance(usages, dict):
+        raise _Malformed('no "usages" object')
+    return {rc: _integer(used, '%s usage' % rc)
+            for rc, used in usages.items()}
+
+
+def parse_traits(body):
+    """frozenset of trait names from GET /resource_providers/{u}/traits."""
+    traits = body.get('traits') if isinstance(body, dict) else None
+    if not isinstance(traits, list):
+        raise _Malformed('no "traits" list')
+    if not all(isinstance(trait, str) for trait in traits):
+        raise _Malformed('traits %r are not all names' % (traits,))
+    return frozenset(traits)
+
+
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """One provider as GET /resource_providers lists it."""
+
+    uuid: str
+    name: str
+    generation: int
+    parent_uuid: str | None
+    root_uuid: str
+
+    @property
+    def label(self):
+        return '%s (%s)' % (self.name, self.uuid)
+
+
+def _summary(item):
+    if not isinstance(item, dict):
+        raise _Malformed('provider entry %r' % (item,))
+    uuid = item.get('uuid')
+    if not isinstance(uuid, str) or not uuidutils.is_uuid_like(uuid):
+        raise _Malformed('provider uuid %r' % (uuid,))
+    generation = item.get('generation')
+    if not _is_number(generation) or generation != int(generation):
+        raise _Malformed('provider %s generation %r' % (uuid, generation))
+    return Summary(uuid=uuid, name=str(item.get('name') or uuid),
+                   generation=int(generation),
+                   parent_uuid=item.get('parent_provider_uuid') or None,
+                   root_uuid=item.get('root_provider_uuid') or uuid)
+
+
+def list_providers(client, problems):
+    """{uuid: Summary} of every resource provider, one call."""
+    body = client.get('placement', '/resource_providers',
+                      PLACEMENT_MICROVERSION)
+    items = None
+    if isinstance(body, dict):
+        items = body.get('resource_providers')
+    if not isinstance(items, list):
+        raise openstack.CloudError(
+            'placement GET /resource_providers: no resource_providers '
+            'list in the answer')
+    summaries = {}
+    for item in items:
+        try:
+            summary = _summary(item)
+        except _Malformed as exc:
+            problems.append('resource provider listing: unreadable '
+                            'entry (%s), skipped' % exc)
+            continue
+        summaries[summary.uuid] = summary
+    return summaries
+
+
+@dataclasses.dataclass(frozen=True)
+class _Cached:
+    """What is kept of one provider between refreshes.
+
+    A provider Placement described in a way this module cannot use is kept
+    too, with its problem, so that it is reported on every refresh without
+    being read again until its generation moves.
+    """
+
+    generation: int
+    inventories: dict = dataclasses.field(default_factory=dict)
+    traits: frozenset = frozenset()
+    problem: str | None = None
+
+    def needs_usages(self):
+        # No inventory, no allocation: Placement refuses both otherwise.
+        return self.problem is None and bool(self.inventories)
+
+
+@dataclasses.dataclass(frozen=True)
+class Reading:
+    """What one refresh learnt of the providers it was asked to read."""
+
+    providers: dict  # uuid -> model.Provider
+    unusable: dict  # uuid -> problem line, for providers left out
+    # For the next refresh's read_providers: pass it on only once the
+    # refresh succeeded, so that a failed one leaves nothing half-updated.
+    cache: dict
+    # providers, providers_fetched, providers_reused, usages_read
+    stats: dict
+
+
+def _calls_for(summary, cache):
+    """The sub-resources of one provider this refresh must read."""
+    cached = cache.get(summary.uuid)
+    if cached is None or cached.generation != summary.generation:
+        return ['inventories', 'traits', 'usages']
+    if cached.needs_usages():
+        return ['usages']
+    return []
+
+
+def _parse(summary, got):
+    """A _Cached for a provider just read (kept even if malformed)."""
+    try:
+        inventories = parse_inventories(got['inventories'])
+        traits = parse_traits(got['traits'])
+    except _Malformed as exc:
+        return _Cached(generation=summary.generation,
+                       problem='resource provider %s: %s, skipped'
+                       % (summary.label, exc))
+    return _Cached(generation=summary.generation,
+                   inventories=inventories, traits=traits)
+
+
+def read_providers(client, wanted, cache):
+    """A Reading of the providers in wanted (Summary objects).
+
+    cache is the Reading.cache of the previous successful refresh ({} at
+    first): providers whose generation it holds cost their usages only.
+    All the calls go through one client.map so that the concurrency bound
+    holds across the whole refresh.
+    """
+    calls = [(summary.uuid, what) for summary in wanted
+             for what in _calls_for(summary, cache)]
+
+    def get(call):
+        uuid, what = call
+        return client.get('placement', '/resource_providers/%s/%s'
+                          % (uuid, what), PLACEMENT_MICROVERSION)
+
+    answers = {}
+    for (uuid, what), body in zip(calls, client.map(get, calls)):
+        answers.setdefault(uuid, {})[what] = body
+
+    providers, unusable, entries = {}, {}, {}
+    fetched = 0
+    for summary in wanted:
+        got = answers.get(summary.uuid, {})
+        if 'inventories' in got:
+            fetched += 1
+            entry = _parse(summary, got)
+        else:
+            entry = cache[summary.uuid]
+        entries[summary.uuid] = entry
+        problem, used = entry.problem, {}
+        if entry.needs_usages():
+            try:
+                used = parse_usages(got['usages'])
+            except _Malformed as exc:
+                # Read again next refresh anyway; inventories and traits
+                # stay cached.
+                problem = ('resource provider %s: %s, skipped'
+                           % (summary.label, exc))
+        if problem is not None:
+            unusable[summary.uuid] = problem
+            continue
+        providers[summary.uuid] = model.Provider(
+            uuid=summary.uuid, name=summary.name,
+            parent_uuid=summary.parent_uuid,
+            inventories=dict(entry.inventories), usages=used,
+            traits=entry.traits, generation=summary.generation)
+    stats = {'providers': len(wanted), 'providers_fetched': fetched,
+             'providers_reused': len(wanted) - fetched,
+             'usages_read': sum(1 for _, what in calls if what == 'usages')}
+    return Reading(providers=providers, unusable=unusable, cache=entries,
+                   stats=stats)
