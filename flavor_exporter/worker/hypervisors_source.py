@@ -111,23 +111,9 @@ class HypervisorsSource:
                 providers=[provider],
                 gpu_pools=pools.get(service_host, [])))
 
-        # One service host may run several nodes (Ironic): aggregates and
-        # services name the service host, so every node of it inherits.
-        service_hosts = {host.name for host in hosts}
-        member_of = {}
-        for aggregate, members in aggregates:
-            for member in members:
-                if member not in service_hosts:
-                    problems.append('aggregate %s: host %s has no '
-                                    'hypervisor, skipped'
-                                    % (aggregate.name, member))
-                    continue
-                member_of.setdefault(member, []).append(aggregate)
-        default_zone = self._conf.capacity.default_availability_zone
-        for host in hosts:
-            host.aggregates = member_of.get(host.name, [])
-            host.availability_zone = nova.availability_zone_of(
-                host.aggregates, default_zone)
+        nova.assign_aggregates(
+            hosts, aggregates, {host.name for host in hosts},
+            self._conf.capacity.default_availability_zone, problems)
 
         for line in problems:
             LOG.warning('%s', line)

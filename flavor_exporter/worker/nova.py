@@ -131,12 +131,30 @@ def gpu_pools_by_host(aggregates, problems, used_by_host=None):
     return {host: list(by_type.values()) for host, by_type in pools.items()}
 
 
-def availability_zone_of(aggregates_of_host, default_zone):
-    for aggregate in aggregates_of_host:
-        zone = aggregate.metadata.get('availability_zone')
-        if zone:
-            return zone
-    return default_zone
+def assign_aggregates(hosts, aggregates, known, default_zone, problems):
+    """Give hosts their aggregates and availability zone.
+
+    Aggregates name compute service hosts, and every node of a service
+    host (several with Ironic) is in that host's aggregates. known: the
+    service hosts that have a hypervisor; other members are reported once
+    per aggregate and skipped.
+    """
+    by_service_host = {}
+    for host in hosts:
+        host.aggregates = []
+        by_service_host.setdefault(host.name, []).append(host)
+    for aggregate, members in aggregates:
+        for member in members:
+            if member not in known:
+                problems.append('aggregate %s: host %s has no hypervisor, '
+                                'skipped' % (aggregate.name, member))
+                continue
+            for host in by_service_host.get(member, []):
+                host.aggregates.append(aggregate)
+    for host in hosts:
+        host.availability_zone = next(
+            (a.metadata['availability_zone'] for a in host.aggregates
+             if a.metadata.get('availability_zone')), default_zone)
 
 
 def gpu_usage_by_host(client, aliases, problems):

@@ -212,30 +212,12 @@ class PlacementSource:
         return providers
 
     def _place_in_aggregates(self, hosts, nodes, aggregates, problems):
-        """Give hosts their aggregates and availability zone.
-
-        Aggregates name compute service hosts; every node of a service host
-        (several with Ironic) is in the aggregates of that host.
-        """
-        by_service_host = {}
-        for host in hosts:
-            by_service_host.setdefault(host.name, []).append(host)
         # Hosts skipped above are already reported; do not report them
         # again for every aggregate they are in.
         known = {service_host for _, service_host, _ in nodes.values()}
-        for aggregate, members in aggregates:
-            for member in members:
-                if member not in known:
-                    problems.append('aggregate %s: host %s has no '
-                                    'hypervisor, skipped'
-                                    % (aggregate.name, member))
-                    continue
-                for host in by_service_host.get(member, []):
-                    host.aggregates.append(aggregate)
-        default_zone = self._conf.capacity.default_availability_zone
-        for host in hosts:
-            host.availability_zone = nova.availability_zone_of(
-                host.aggregates, default_zone)
+        nova.assign_aggregates(
+            hosts, aggregates, known,
+            self._conf.capacity.default_availability_zone, problems)
 
     def _add_gpu_pools(self, client, hosts, aggregates, problems):
         """GPU host aggregates, for clouds not reporting PCI to Placement.
