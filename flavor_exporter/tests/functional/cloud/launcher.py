@@ -185,17 +185,23 @@ _FAILED = {}
 
 
 def shared_cloud(scenario, keystone=False):
-    """One started cloud per scenario per process, for read-only tests.
+    """The started cloud of a scenario, shared by read-only tests.
 
     Tests that change the cloud (boot, disable, add computes) must start
     their own TestCloud, or undo what they did before they end. A cloud
     that failed to start is not tried again by the next test.
+
+    Only the most recently asked-for cloud is kept: an idle cloud still
+    runs its services' periodic tasks, and a few of them left running on
+    2 cores slow every other test down. stestr runs a test class in one
+    worker, so a class's tests find its cloud still there.
     """
     key = (scenario_mod.path_of(scenario), bool(keystone))
     if key in _FAILED:
         raise _FAILED[key]
     cloud = _SHARED.get(key)
     if cloud is None or not cloud.alive():
+        _stop_shared()
         cloud = TestCloud(scenario, keystone=keystone)
         try:
             cloud.setUp()
