@@ -143,6 +143,7 @@ def run(args):
     import yaml
 
     from flavor_exporter.tests.functional.cloud import control
+    from flavor_exporter.tests.functional.cloud import fake_messaging
     from flavor_exporter.tests.functional.cloud import keystone_catalog
     from flavor_exporter.tests.functional.cloud import nova_cloud
     from flavor_exporter.tests.functional.cloud import scenario
@@ -153,6 +154,7 @@ def run(args):
         with open(args.keystone_file) as f:
             keystone = json.load(f)
 
+    fake_messaging.install()
     cloud = nova_cloud.NovaCloud(scenario.load(args.scenario),
                                  log_level=args.log_level.upper())
     cloud.start()
