@@ -13,7 +13,7 @@
 """Run a real Keystone on a 127.0.0.1 ephemeral port until SIGTERM.
 
     KEYSTONE_PYTHON keystone_server.py --workdir DIR --ready-file FILE \\
-        --admin-password PW --member-password PW
+        --admin-password=PW --member-password=PW
 
 Run by path with Keystone's own interpreter (keystone==30.0.0 in a venv of
 its own): it imports nothing from flavor_exporter, whose dependencies that
@@ -145,8 +145,10 @@ def main():
             '--keystone-group', group)
     _manage(conf_file, 'credential_setup', '--keystone-user', user,
             '--keystone-group', group)
-    _manage(conf_file, 'bootstrap', '--bootstrap-password',
-            args.admin_password, '--bootstrap-region-id', REGION,
+    # "=" form: a generated password may start with "-".
+    _manage(conf_file, 'bootstrap',
+            '--bootstrap-password=' + args.admin_password,
+            '--bootstrap-region-id', REGION,
             '--bootstrap-admin-url', url, '--bootstrap-internal-url', url,
             '--bootstrap-public-url', url)
 
