@@ -27,6 +27,7 @@ import threading
 
 from oslo_log import log
 
+from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import request
 from flavor_exporter.worker import nova
@@ -41,7 +42,9 @@ LOG = log.getLogger(__name__)
 # need anyway.
 HYPERVISOR_MICROVERSION = '2.53'
 
-DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
+# The engine excludes hosts carrying it too (snapshots built by hand or by
+# other sources); the source also reports such a host as disabled.
+DISABLED_TRAIT = engine.DISABLED_TRAIT
 
 
 def placement_available(client):

@@ -30,6 +30,7 @@ from flavor_exporter.capacity import request
 from flavor_exporter.common import cache
 from flavor_exporter.common import openstack
 from flavor_exporter.worker import hypervisors_source
+from flavor_exporter.worker import placement_source
 
 LOG = log.getLogger(__name__)
 
@@ -49,7 +50,6 @@ def engine_options(conf):
 
 def make_source(conf, client):
     """The configured capacity source; auto prefers Placement."""
-    from flavor_exporter.worker import placement_source
     wanted = conf.capacity.source
     if wanted == 'auto':
         wanted = ('placement' if placement_source.placement_available(client)
