@@ -24,10 +24,10 @@ import pecan
 from flavor_exporter.api import auth
 from flavor_exporter.api import cold_start
 from flavor_exporter.api.controllers import root
-from flavor_exporter.api import documents
 from flavor_exporter.api import healthcheck
 from flavor_exporter.api import hooks
 from flavor_exporter.api import pecan_compat
+from flavor_exporter.api import reader as reader_mod
 from flavor_exporter.common import config
 from flavor_exporter.common import store as store_mod
 
@@ -48,20 +48,24 @@ class Mount:
         return self._app(environ, start_response)
 
 
-def make_reader(conf, store):
+def stale_after(conf):
+    """Age in seconds past which published data is called stale."""
+    return conf.api.stale_after or 2 * conf.worker.refresh_interval
+
+
+def make_reader(conf, store, refresh=None):
+    """The process's Reader; refresh fills a cold cache if allowed."""
     on_cold = None
-    if conf.api.compute_on_miss:
-        on_cold = cold_start.SingleFlight(
-            cold_start.WorkerRefresh(conf, store), conf.api.retry_after)
-    return documents.DocumentReader(
-        store, conf.api.generation_check_interval, config.stale_after(),
-        on_cold=on_cold)
+    if conf.api.compute_on_miss and refresh is not None:
+        on_cold = cold_start.SingleFlight(refresh, conf.api.retry_after)
+    return reader_mod.Reader(store, conf.api.generation_check_interval,
+                             stale_after(conf), on_cold=on_cold)
 
 
 def make_pecan_app(reader, conf):
     pecan_compat.install()
     controller = root.RootController(reader, conf.api.retry_after,
-                                     config.stale_after())
+                                     stale_after(conf))
     return pecan.make_app(
         controller,
         hooks=[hooks.ReadOnlyHook(),
@@ -73,16 +77,19 @@ def make_pecan_app(reader, conf):
         debug=False)
 
 
-def setup_app(conf=None, store=None):
+def setup_app(conf=None, store=None, on_miss=None):
     """The API's WSGI application.
 
     conf: the (global) CONF, already parsed; store: a DocumentStore,
-    by default the one [cache] describes.
+    by default the one [document_cache] describes; on_miss(store): the
+    refresh to run on a cold cache when [api] compute_on_miss is set
+    (the entry points pass the worker's; the API does not import it).
     """
     conf = conf or config.CONF
     if store is None:
         store = store_mod.DocumentStore.from_conf(conf)
-    reader = make_reader(conf, store)
+    refresh = on_miss(store) if on_miss and conf.api.compute_on_miss else None
+    reader = make_reader(conf, store, refresh)
     app = make_pecan_app(reader, conf)
     app = Mount(app, HEALTHCHECK_PATH,
                 healthcheck.middleware(conf, reader))

@@ -18,7 +18,8 @@ waiting request: one request computes, concurrent ones wait for that same
 run and share its outcome, and after a failure nothing is tried again for
 ``[api] retry_after`` seconds (those requests get the usual 503). The
 guard is per process; the worker remains the normal way to fill the
-cache.
+cache. What to run is handed in by the entry points (see
+flavor_exporter.worker.on_miss): the API does not import the worker.
 """
 
 import threading
@@ -66,22 +67,3 @@ class SingleFlight:
                     self._quiet_until = self._clock() + self._backoff
                 self._cond.notify_all()
         return outcome
-
-
-class WorkerRefresh:
-    """The worker's Refresher.refresh, imported and built on first use.
-
-    The API does not otherwise need the worker's dependencies
-    (openstacksdk, the capacity engine), nor their import time.
-    """
-
-    def __init__(self, conf, store):
-        self._conf = conf
-        self._store = store
-        self._refresher = None
-
-    def __call__(self):
-        if self._refresher is None:
-            from flavor_exporter.worker import refresh
-            self._refresher = refresh.Refresher(self._conf, self._store)
-        return self._refresher.refresh()

@@ -24,6 +24,8 @@ import collections
 
 from oslo_utils import strutils
 
+from flavor_exporter.common import published as pub
+
 
 class BadQuery(ValueError):
     """A query string the API refuses; str() is the message for clients."""
@@ -79,10 +81,8 @@ class ListQuery(collections.namedtuple(
         return cls(gpu, zone, name.casefold() if name else None)
 
     def document(self):
-        """The published list this query starts from."""
-        if self.gpu is None:
-            return 'v2/flavors'
-        return 'v2/flavors?gpu=%s' % ('true' if self.gpu else 'false')
+        """The name of the published list this query starts from."""
+        return pub.v2_list(self.gpu)
 
     @property
     def rewrites(self):
@@ -93,8 +93,8 @@ class ListQuery(collections.namedtuple(
 def known_zones(document):
     """The availability zones any flavor of a v2 list has hosts in."""
     zones = set()
-    for flavor in document.get('flavors', ()):
-        zones.update(flavor.get('availability_zones') or ())
+    for flavor in document.get(pub.FLAVORS, ()):
+        zones.update(flavor.get(pub.ZONES) or ())
     return zones
 
 
@@ -111,24 +111,24 @@ def apply(query, document, zones):
     if zone is not None and zone not in zones:
         raise BadQuery('Unknown availability zone "%s". Known: %s.' % (
             zone, ', '.join(sorted(zones)) or 'none'))
-    flavors = document.get('flavors', [])
+    flavors = document.get(pub.FLAVORS, [])
     if query.name is not None:
         flavors = [f for f in flavors
-                   if query.name in (f.get('name') or '').casefold()]
+                   if query.name in (f.get(pub.NAME) or '').casefold()]
     if zone is not None:
         flavors = [_in_zone(f, zone) for f in flavors]
-    return dict(document, flavors=flavors)
+    return dict(document, **{pub.FLAVORS: flavors})
 
 
 def _in_zone(flavor, zone):
-    numbers = (flavor.get('availability_zones') or {}).get(zone)
-    if flavor.get('total') is None:
+    numbers = (flavor.get(pub.ZONES) or {}).get(zone)
+    if flavor.get(pub.TOTAL) is None:
         # The flavor could not be evaluated (its "error" says why).
         numbers = None
         total = available = None
     elif numbers is None:
         total = available = 0
     else:
-        total, available = numbers['total'], numbers['available']
-    return dict(flavor, total=total, available=available,
-                availability_zones={zone: numbers} if numbers else {})
+        total, available = numbers[pub.TOTAL], numbers[pub.AVAILABLE]
+    return dict(flavor, **{pub.TOTAL: total, pub.AVAILABLE: available,
+                           pub.ZONES: {zone: numbers} if numbers else {}})

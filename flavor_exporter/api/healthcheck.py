@@ -26,7 +26,7 @@ from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import opts
 from oslo_middleware.healthcheck import pluginbase
 
-from flavor_exporter.api import documents
+from flavor_exporter.api import generations
 
 NAMESPACE = healthcheck.Healthcheck.NAMESPACE
 PLUGIN = 'flavor_exporter_data'
@@ -44,10 +44,10 @@ class DataFreshnessCheck(pluginbase.HealthcheckBaseExtension):
     def healthcheck(self, server_port):
         try:
             view = self._reader.view(fill=False)
-        except documents.NoData:
+        except generations.NoData:
             return pluginbase.HealthcheckResult(
                 available=False, reason='No capacity data published yet')
-        except documents.Unavailable as exc:
+        except generations.Unavailable as exc:
             return pluginbase.HealthcheckResult(
                 available=False, reason='Capacity data unreadable',
                 details=str(exc))

@@ -17,7 +17,7 @@ from oslo_log import log
 from pecan import hooks
 import webob.exc
 
-from flavor_exporter.api import documents
+from flavor_exporter.api import generations
 from flavor_exporter.api import responses
 
 LOG = log.getLogger(__name__)
@@ -56,7 +56,7 @@ class JsonErrorHook(hooks.PecanHook):
 
     def on_error(self, state, exc):
         path = state.request.path_info
-        if isinstance(exc, (documents.NoData, documents.Unavailable)):
+        if isinstance(exc, (generations.NoData, generations.Unavailable)):
             exc = responses.no_data(exc, self._retry_after)
         if isinstance(exc, webob.exc.HTTPException):
             if exc.code < 400:

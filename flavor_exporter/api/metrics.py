@@ -20,10 +20,10 @@ succeeds (200) even with no data: alerting on "no data" needs a scrape
 that tells it.
 """
 
-from flavor_exporter.api import documents
+from flavor_exporter.api import generations
+from flavor_exporter.common import published as pub
 
 CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
-DOCUMENT = 'metrics'
 
 
 def _gauge(name, text, value):
@@ -57,17 +57,17 @@ def live_gauges(view, status):
                         '1 when this API process could read the cache at '
                         'its last check.',
                         not (view.trouble or '').startswith(
-                            documents.UNREACHABLE))
+                            generations.UNREACHABLE))
     status = status or {}
     lines += _gauge('flavor_exporter_refresh_duration_seconds',
                     'Duration of the last refresh attempt.',
-                    status.get('duration_seconds'))
+                    status.get(pub.DURATION))
     lines += _gauge('flavor_exporter_refresh_consecutive_failures',
                     'Refreshes that failed since the last success.',
-                    status.get('consecutive_failures'))
+                    status.get(pub.CONSECUTIVE_FAILURES))
     lines += _gauge('flavor_exporter_refresh_api_calls',
                     'OpenStack API calls made by the last refresh.',
-                    status.get('api_calls'))
+                    status.get(pub.API_CALLS))
     return lines
 
 
@@ -75,15 +75,16 @@ def exposition(reader):
     """The whole /metrics body, bytes."""
     try:
         view = reader.view(fill=False)
-    except (documents.NoData, documents.Unavailable):
+    except (generations.NoData, generations.Unavailable):
         view = None
     published = b''
     if view is not None:
         try:
-            published = reader.raw(view, DOCUMENT) or b''
-        except documents.Unavailable:
-            published = b''
-    live = '\n'.join(live_gauges(view, reader.status())) + '\n'
+            held = reader.documents.get(view.generation.id, pub.METRICS)
+        except generations.Unavailable:
+            held = None
+        published = held.body if held is not None else b''
+    live = '\n'.join(live_gauges(view, reader.status.get())) + '\n'
     if published and not published.endswith(b'\n'):
         published += b'\n'
     return published + live.encode('utf-8')

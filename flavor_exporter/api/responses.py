@@ -24,7 +24,8 @@ import json
 import webob
 import webob.exc
 
-from flavor_exporter.api import documents
+from flavor_exporter.api import generations
+from flavor_exporter.common import published as pub
 
 JSON = 'application/json'
 # Whether the answer comes from data older than [api] stale_after, or from
@@ -38,17 +39,17 @@ def is_legacy(path):
     return path == LEGACY_PREFIX or path.startswith(LEGACY_PREFIX + '/')
 
 
-def document(request, rendered, view, content_type=JSON):
-    """200 with rendered's bytes, or 304 when the client has them."""
+def representation(request, held, view, content_type=JSON):
+    """200 with a Representation's bytes, or 304 when the client has them."""
     headers = [('Content-Type', content_type),
-               ('ETag', rendered.etag),
+               ('ETag', held.etag),
                (STALE_HEADER, 'true' if view.stale else 'false')]
     if view.generation.last_modified:
         headers.append(('Last-Modified', view.generation.last_modified))
     if ('HTTP_IF_NONE_MATCH' in request.environ and
-            rendered.etag[1:-1] in request.if_none_match):
+            held.etag[1:-1] in request.if_none_match):
         return webob.Response(status=304, headerlist=headers[1:])
-    return webob.Response(body=rendered.body, headerlist=headers)
+    return webob.Response(body=held.body, headerlist=headers)
 
 
 def body(value, content_type=JSON, status=200, headers=()):
@@ -69,7 +70,7 @@ def error(path, code, message, headers=()):
         value = {'message': message}
     else:
         value = {'error': {'code': code, 'message': message}}
-    return webob.Response(body=documents.encode(value), status=code,
+    return webob.Response(body=pub.encode(value), status=code,
                           headerlist=[('Content-Type', JSON)] +
                           list(headers))
 
@@ -81,8 +82,8 @@ def service_unavailable(message, retry_after):
 
 
 def no_data(exc, retry_after):
-    """The 503 for documents.NoData or documents.Unavailable exc."""
-    if isinstance(exc, documents.NoData):
+    """The 503 for generations.NoData or generations.Unavailable exc."""
+    if isinstance(exc, generations.NoData):
         message = ('No capacity data has been published yet; the worker '
                    'publishes it after its first refresh.')
     else:
@@ -95,5 +96,5 @@ def current_view(reader, retry_after):
     """reader.view(), or a 503 with Retry-After when there is no data."""
     try:
         return reader.view()
-    except (documents.NoData, documents.Unavailable) as exc:
+    except (generations.NoData, generations.Unavailable) as exc:
         raise no_data(exc, retry_after) from None

@@ -14,7 +14,7 @@
 """The API served by threads of this process, for flavor-exporter-all.
 
 flavor-exporter-all runs the worker and the API in one process so that
-they can share [cache] backend = memory; uWSGI's processes cannot. The
+they can share [document_cache] backend = memory; uWSGI's processes cannot. The
 server is waitress: measured here with 16 threads serving a cached 60 KB
 document, it kept ~3,600-3,900 req/s from 1 to 64 concurrent clients with
 a p99 under 50 ms, where cheroot fell to ~1,800-2,800 req/s with p99 up to
@@ -118,10 +118,12 @@ class ApiService(service.Service):
     is created in start(), after the launcher's fork.
     """
 
-    def __init__(self, conf, store=None):
+    def __init__(self, conf, store=None, on_miss=None):
+        """store and on_miss as flavor_exporter.api.app.setup_app takes."""
         super().__init__()
         self._conf = conf
         self._store = store
+        self._on_miss = on_miss
         self._server = None
 
     @property
@@ -133,7 +135,8 @@ class ApiService(service.Service):
         api = self._conf.api
         auth.warn_if_open(self._conf)
         self._server = ThreadedServer(
-            app.setup_app(self._conf, self._store), api.host_ip, api.port,
+            app.setup_app(self._conf, self._store, self._on_miss),
+            api.host_ip, api.port,
             threads=api.threads, backlog=api.listen_backlog)
         self._server.start()
         LOG.info('API listening on %s:%d with %d threads', api.host_ip,

@@ -15,43 +15,19 @@
 """Render a capacity Report into the documents the API serves as-is.
 
 Every document is compact JSON bytes (or Prometheus text), made once per
-refresh, so the API never computes or re-encodes on its hot path. Document
-names are the contract with the API (flavor_exporter.api).
+refresh, so the API never computes or re-encodes on its hot path. What the
+documents are called and how they are encoded is the contract with the API:
+flavor_exporter.common.published.
 """
 
-import datetime
-import json
-
-LEGACY_LIST = 'legacy/flavors'
-LEGACY_FLAVOR = 'legacy/flavor/%s'
-V2_LIST = 'v2/flavors'
-V2_LIST_GPU = 'v2/flavors?gpu=%s'
-V2_FLAVOR = 'v2/flavor/%s'
-V2_NAMES = 'v2/names'
-METRICS = 'metrics'
-
-
-def _json(value):
-    return json.dumps(value, separators=(',', ':'),
-                      ensure_ascii=False).encode('utf-8')
-
-
-def iso_timestamp(moment):
-    return moment.astimezone(datetime.timezone.utc).strftime(
-        '%Y-%m-%dT%H:%M:%SZ')
-
-
-def legacy_timestamp(moment):
-    # The predecessor printed its local time without a zone; portals parse
-    # exactly this format.
-    return moment.astimezone().strftime('%Y-%m-%d %H:%M:%S')
+from flavor_exporter.common import published as pub
 
 
 def _legacy_flavor(capacity):
-    return {'flavor_openstack_id': capacity.flavor.id,
+    return {pub.LEGACY_ID: capacity.flavor.id,
             'flavor_name': capacity.flavor.name,
-            'available': capacity.available,
-            'total': capacity.total}
+            pub.AVAILABLE: capacity.available,
+            pub.TOTAL: capacity.total}
 
 
 def _request_groups(request):
@@ -86,8 +62,8 @@ def v2_flavor(capacity, with_hosts=False):
     gpu = capacity.gpu
     valid = request is not None
     body = {
-        'id': flavor.id,
-        'name': flavor.name,
+        pub.ID: flavor.id,
+        pub.NAME: flavor.name,
         'description': flavor.description,
         'vcpus': flavor.vcpus,
         'ram': flavor.ram,
@@ -99,10 +75,10 @@ def v2_flavor(capacity, with_hosts=False):
         'request_groups': _request_groups(request) if valid else None,
         'group_policy': request.group_policy if valid else None,
         'gpu': {'type': gpu[0], 'count': gpu[1]} if gpu else None,
-        'total': capacity.total if valid else None,
-        'available': capacity.available if valid else None,
-        'availability_zones': {
-            zone: {'total': t, 'available': a}
+        pub.TOTAL: capacity.total if valid else None,
+        pub.AVAILABLE: capacity.available if valid else None,
+        pub.ZONES: {
+            zone: {pub.TOTAL: t, pub.AVAILABLE: a}
             for zone, (t, a) in sorted(capacity.zones.items())},
         'limited_by': capacity.limited_by,
         'unsupported': list(request.unsupported) if valid else [],
@@ -163,38 +139,33 @@ def metrics(report):
 
 def documents(report):
     """{document name: bytes} of one refresh, and the pointer fields."""
-    timestamp = iso_timestamp(report.collected_at)
-    old_timestamp = legacy_timestamp(report.collected_at)
-    head = {'timestamp': timestamp, 'source': report.source,
-            'stale': False}
+    pointer = pub.pointer(report.collected_at, report.source,
+                          len(report.flavors), report.api_calls)
+    head = {pub.TIMESTAMP: pointer[pub.TIMESTAMP],
+            pub.SOURCE: report.source, pub.STALE: False}
+    legacy_head = {pub.TIMESTAMP: pointer[pub.LEGACY_TIMESTAMP]}
     docs = {}
 
     gpu_flavors = [c for c in report.flavors
                    if c.gpu and c.request is not None]
-    docs[LEGACY_LIST] = _json({
-        'flavors': [_legacy_flavor(c) for c in gpu_flavors],
-        'timestamp': old_timestamp})
+    docs[pub.LEGACY_LIST] = pub.encode(dict(
+        {pub.FLAVORS: [_legacy_flavor(c) for c in gpu_flavors]},
+        **legacy_head))
     for capacity in gpu_flavors:
-        docs[LEGACY_FLAVOR % capacity.flavor.id] = _json({
-            'flavor': _legacy_flavor(capacity),
-            'timestamp': old_timestamp})
+        docs[pub.legacy_flavor(capacity.flavor.id)] = pub.encode(dict(
+            {pub.FLAVOR: _legacy_flavor(capacity)}, **legacy_head))
 
     listed = [(c, v2_flavor(c)) for c in report.flavors]
-    docs[V2_LIST] = _json(dict(head, flavors=[body for _, body in listed]))
+    docs[pub.v2_list()] = pub.encode(dict(
+        head, **{pub.FLAVORS: [body for _, body in listed]}))
     for wanted in (True, False):
-        docs[V2_LIST_GPU % str(wanted).lower()] = _json(dict(
-            head, flavors=[body for c, body in listed
-                           if bool(c.gpu) == wanted]))
+        docs[pub.v2_list(wanted)] = pub.encode(dict(
+            head, **{pub.FLAVORS: [body for c, body in listed
+                                   if bool(c.gpu) == wanted]}))
     for capacity in report.flavors:
-        docs[V2_FLAVOR % capacity.flavor.id] = _json(dict(
-            head, flavor=v2_flavor(capacity, with_hosts=True)))
-    docs[V2_NAMES] = _json({c.flavor.name: c.flavor.id
-                            for c in report.flavors})
-    docs[METRICS] = metrics(report)
-
-    pointer = {'timestamp': timestamp,
-               'legacy_timestamp': old_timestamp,
-               'source': report.source,
-               'flavor_count': len(report.flavors),
-               'api_calls': report.api_calls}
+        docs[pub.v2_flavor(capacity.flavor.id)] = pub.encode(dict(
+            head, **{pub.FLAVOR: v2_flavor(capacity, with_hosts=True)}))
+    docs[pub.V2_NAMES] = pub.encode({c.flavor.name: c.flavor.id
+                                     for c in report.flavors})
+    docs[pub.METRICS] = metrics(report)
     return docs, pointer

@@ -14,7 +14,7 @@
 
 """flavor-exporter-all: the API and the worker in one process.
 
-For small deployments and the demo; with [cache] backend = memory no
+For small deployments and the demo; with [document_cache] backend = memory no
 memcached is needed, since both halves share the process.
 """
 
@@ -25,6 +25,7 @@ from oslo_service import service
 
 from flavor_exporter.api import server
 from flavor_exporter.common import config
+from flavor_exporter.worker import on_miss
 from flavor_exporter.worker import service as worker_service
 
 LOG = log.getLogger(__name__)
@@ -45,8 +46,10 @@ class OneProcess(service.Service):
 
     def __init__(self, conf):
         super().__init__()
-        self._parts = [worker_service.WorkerService(conf),
-                       server.ApiService(conf)]
+        self._parts = [
+            worker_service.WorkerService(conf),
+            server.ApiService(conf, on_miss=lambda store: (
+                on_miss.RefreshOnMiss(conf, store)))]
 
     def start(self):
         super().start()

@@ -21,6 +21,7 @@ from oslo_config import cfg
 
 from flavor_exporter.capacity import render
 from flavor_exporter.common import config
+from flavor_exporter.common import published as pub
 from flavor_exporter.worker import refresh
 
 CLI_OPTS = [
@@ -66,14 +67,14 @@ def main(argv=None):
                          % (type(exc).__name__, exc))
         return 1
     documents, _ = render.documents(report)
-    name = (render.V2_LIST_GPU % 'true') if conf.gpu else render.V2_LIST
+    name = pub.v2_list(True if conf.gpu else None)
     document = json.loads(documents[name])
     if conf.format == 'json':
         sys.stdout.write(json.dumps(document, indent=2) + '\n')
     else:
-        sys.stdout.write(format_table(document['flavors']))
+        sys.stdout.write(format_table(document[pub.FLAVORS]))
         sys.stdout.write('\nsource: %s, data from %s, %d API calls\n'
-                         % (report.source, document['timestamp'],
+                         % (report.source, document[pub.TIMESTAMP],
                             report.api_calls))
         for problem in report.problems:
             sys.stdout.write('warning: %s\n' % problem)

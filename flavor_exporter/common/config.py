@@ -43,9 +43,4 @@ def prepare_service(argv, default_config_files=None,
     CONF.log_opt_values(log.getLogger(__name__), log.DEBUG)
 
 
-def stale_after():
-    """Age in seconds past which published data is called stale."""
-    return CONF.api.stale_after or 2 * CONF.worker.refresh_interval
-
-
-__all__ = ['CONF', 'cfg', 'parse_args', 'prepare_service', 'stale_after']
+__all__ = ['CONF', 'cfg', 'parse_args', 'prepare_service']

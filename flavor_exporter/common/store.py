@@ -21,25 +21,12 @@ written. The status entry is separate: it records the last attempt, good or
 bad, without touching published data.
 """
 
-import hashlib
-import json
-import urllib.parse
 import uuid
 
 from flavor_exporter.common import cache
+from flavor_exporter.common import published as pub
 
 CacheError = cache.CacheError
-
-# memcached keys: at most 250 bytes, no spaces or control characters.
-_MAX_NAME = 160
-
-
-def _encode(value):
-    return json.dumps(value, separators=(',', ':'), sort_keys=True).encode()
-
-
-def _decode(raw):
-    return json.loads(raw) if raw is not None else None
 
 
 class DocumentStore:
@@ -56,44 +43,43 @@ class DocumentStore:
         return cls(cache.backend_from_conf(conf), options.key_prefix,
                    options.expiration_time)
 
-    def _key(self, name):
-        safe = urllib.parse.quote(name, safe='/:=.-_')
-        if len(safe) > _MAX_NAME:
-            safe = 'sha256-' + hashlib.sha256(name.encode()).hexdigest()
-        return '%s:%s' % (self._prefix, safe)
-
     def document_key(self, generation, name):
-        return self._key('%s/%s' % (generation, name))
+        return pub.document_key(self._prefix, generation, name)
 
     def publish(self, documents, pointer):
         """Write documents ({name: bytes}) then point readers at them.
 
-        pointer is a dict describing the generation (timestamp, source...);
-        its "generation" is set here. Returns the new generation id.
+        pointer is a dict describing the generation (published.pointer());
+        its GENERATION is set here. Returns the new generation id.
         Raises CacheError, in which case readers still see the old one.
         """
         generation = uuid.uuid4().hex
         self._backend.set_many(
             {self.document_key(generation, name): body
              for name, body in documents.items()}, self._ttl)
-        pointer = dict(pointer, generation=generation)
-        self._backend.set_many({self._key('current'): _encode(pointer)},
-                               self._ttl)
+        pointer = dict(pointer, **{pub.GENERATION: generation})
+        self._set(pub.POINTER_NAME, pointer)
         return generation
 
     def current(self):
         """The pointer of the published generation, or None if cold."""
-        return _decode(self._backend.get(self._key('current')))
+        return self._get(pub.POINTER_NAME)
 
     def document(self, generation, name):
         return self._backend.get(self.document_key(generation, name))
 
     def write_status(self, status):
-        self._backend.set_many({self._key('status'): _encode(status)},
-                               self._ttl)
+        self._set(pub.STATUS_NAME, status)
 
     def status(self):
-        return _decode(self._backend.get(self._key('status')))
+        return self._get(pub.STATUS_NAME)
+
+    def _set(self, name, value):
+        self._backend.set_many(
+            {pub.key(self._prefix, name): pub.encode(value)}, self._ttl)
+
+    def _get(self, name):
+        return pub.decode(self._backend.get(pub.key(self._prefix, name)))
 
     def close(self):
         self._backend.close()

@@ -29,6 +29,7 @@ from flavor_exporter.capacity import render
 from flavor_exporter.capacity import request
 from flavor_exporter.common import cache
 from flavor_exporter.common import openstack
+from flavor_exporter.common import published as pub
 from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import placement_source
 
@@ -70,14 +71,12 @@ class Refresher:
         self._source = source
         self._options = engine_options(conf)
         self._last_documents = None
-        self._status = {'last_attempt_at': None, 'last_success_at': None,
-                        'last_error': None, 'duration_seconds': None,
-                        'api_calls': None, 'consecutive_failures': 0}
+        self._status = pub.initial_status()
 
     @property
     def last_error(self):
         """The message of the last failed refresh, or None."""
-        error = self._status['last_error']
+        error = self._status[pub.LAST_ERROR]
         return error['message'] if error else None
 
     def compute(self):
@@ -92,11 +91,11 @@ class Refresher:
     def refresh(self):
         """Refresh once; True when a new generation was published."""
         started = time.monotonic()
-        self._status['last_attempt_at'] = render.iso_timestamp(_now())
+        self._status[pub.LAST_ATTEMPT_AT] = pub.iso_timestamp(_now())
         try:
             report = self.compute()
             documents, pointer = render.documents(report)
-            pointer['duration_seconds'] = round(
+            pointer[pub.DURATION] = round(
                 time.monotonic() - started, 3)
             self._store.publish(documents, pointer)
         except Exception as exc:
@@ -118,15 +117,15 @@ class Refresher:
 
     def _record(self, started, error=None, api_calls=None):
         status = self._status
-        status['duration_seconds'] = round(time.monotonic() - started, 3)
-        status['api_calls'] = api_calls
+        status[pub.DURATION] = round(time.monotonic() - started, 3)
+        status[pub.API_CALLS] = api_calls
         if error:
-            status['last_error'] = {'at': status['last_attempt_at'],
-                                    'message': error}
-            status['consecutive_failures'] += 1
+            status[pub.LAST_ERROR] = {'at': status[pub.LAST_ATTEMPT_AT],
+                                      'message': error}
+            status[pub.CONSECUTIVE_FAILURES] += 1
         else:
-            status['last_success_at'] = status['last_attempt_at']
-            status['consecutive_failures'] = 0
+            status[pub.LAST_SUCCESS_AT] = status[pub.LAST_ATTEMPT_AT]
+            status[pub.CONSECUTIVE_FAILURES] = 0
         try:
             self._store.write_status(status)
         except cache.CacheError as exc:

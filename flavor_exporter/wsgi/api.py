@@ -26,13 +26,16 @@ cache connections, which must not be shared across a fork.
 from flavor_exporter.api import app
 from flavor_exporter.api import wsgi_env
 from flavor_exporter.common import config
+from flavor_exporter.worker import on_miss
 
 
 def init_application():
     """Parse the configuration, set up logging, build the application."""
     config.prepare_service(
         [], default_config_files=wsgi_env.config_files())
-    return app.setup_app(config.CONF)
+    conf = config.CONF
+    return app.setup_app(
+        conf, on_miss=lambda store: on_miss.RefreshOnMiss(conf, store))
 
 
 application = init_application()

@@ -13,9 +13,10 @@
 #    under the License.
 """Benchmark of the API against a bare WSGI callable, on the same uWSGI.
 
-Starts memcached on a free loopback port, publishes a 500-flavor
-generation, then serves it three ways under the uWSGI command line
-flavor-exporter-api runs (tools/bench/api_apps.py):
+Starts memcached on a free loopback port, publishes what the worker
+renders for a synthetic 40-host cloud of 500 flavors (half of them GPU
+flavors; tools/bench/engine.py), then serves it three ways under the
+uWSGI command line flavor-exporter-api runs (tools/bench/api_apps.py):
 
 - bare: one memcached get per request, no framework (the yardstick);
 - stock: the API with Pecan's own getargspec;
@@ -48,19 +49,32 @@ import urllib.request
 import webob
 
 from flavor_exporter.api import wsgi_env
+from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import render
+from flavor_exporter.capacity import request
 from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.common import config
+from flavor_exporter.common import published as pub
 from flavor_exporter.common import store as store_mod
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
-from flavor_exporter.tests.unit.api import fakes
 from tools.bench import api_apps
+from tools.bench import engine as engine_bench
 
 KEY_PREFIX = 'bench'
+HOSTS = 40
 # Path served -> the published document it serves as it is.
-DOCUMENTS = {'/gpus/flavors/': 'legacy/flavors',
-             '/v2/flavors/': 'v2/flavors'}
+DOCUMENTS = {'/gpus/flavors/': pub.LEGACY_LIST,
+             '/v2/flavors/': pub.V2_LIST}
 APPS = ('bare', 'stock', 'fixed')
 TARGETS = {'ratio_to_bare': 0.8, 'p99_ms_at_64': 20.0}
+
+
+def published_documents(flavors):
+    """(documents, pointer) the worker renders for a synthetic cloud."""
+    snapshot = engine_bench.synthetic_snapshot(HOSTS, flavors)
+    options = engine.Options(
+        aliases=request.parse_aliases(engine_bench.ALIASES))
+    return render.documents(engine.compute(snapshot, options))
 
 
 def parse_wrk(output):
@@ -159,8 +173,7 @@ class Bench:
         conf.set_override('workers', self.args.workers, 'api')
         self.conf = conf
         self.store = store_mod.DocumentStore.from_conf(conf)
-        docs, pointer = fakes.documents(fakes.many_flavors(
-            self.args.flavors, gpu_every=1, hosts=40))
+        docs, pointer = published_documents(self.args.flavors)
         self.generation = self.store.publish(docs, pointer)
         self.sizes = {name: len(docs[name])
                       for name in DOCUMENTS.values()}

@@ -29,8 +29,6 @@ import webob.exc
 
 from flavor_exporter.api import responses
 
-OPENAPI_CONTENT_TYPE = 'application/json'
-
 # The only files /docs/ serves, whatever the path asks for.
 _ASSETS = ('swagger-ui.css', 'swagger-ui-bundle.js',
            'swagger-ui-standalone-preset.js', 'favicon-32x32.png',

@@ -22,16 +22,15 @@ import pecan
 import webob.exc
 
 from flavor_exporter.api.controllers import base
-from flavor_exporter.api import documents
+from flavor_exporter.api import generations
 from flavor_exporter.api import responses
+from flavor_exporter.common import published as pub
 
-LIST = 'legacy/flavors'
-ONE = 'legacy/flavor/%s'
 UNKNOWN_FLAVOR = 'Unknown flavor id!'
 
 
 def _ids(document):
-    return frozenset(f['flavor_openstack_id'] for f in document['flavors'])
+    return frozenset(f[pub.LEGACY_ID] for f in document[pub.FLAVORS])
 
 
 class FlavorsController(base.CollectionController):
@@ -40,32 +39,33 @@ class FlavorsController(base.CollectionController):
         self._reader = reader
         self._retry_after = retry_after
 
-    def _answer(self, name):
-        view = responses.current_view(self._reader, self._retry_after)
-        return view, self._reader.render(view, name)
-
     @pecan.expose()
     def collection(self):
-        view, rendered = self._answer(LIST)
-        if rendered is None:
+        view = responses.current_view(self._reader, self._retry_after)
+        held = self._reader.documents.get(view.generation.id,
+                                          pub.LEGACY_LIST)
+        if held is None:
             raise responses.service_unavailable(
                 'The published data has no legacy list; is the worker '
                 'older than this API?', self._retry_after)
-        return responses.document(pecan.request, rendered, view)
+        return responses.representation(pecan.request, held, view)
 
     @pecan.expose()
     def item(self, flavor_id):
         view = responses.current_view(self._reader, self._retry_after)
         # The list says which ids exist, so that an unknown id costs no
         # cache round trip and a missing document is a cache problem.
-        if flavor_id not in self._reader.derived(view, (LIST, 'ids'),
-                                                 _ids):
+        ids = self._reader.parsed.derived(view.generation.id,
+                                          pub.LEGACY_LIST, 'ids', _ids)
+        if flavor_id not in ids:
             raise webob.exc.HTTPNotFound(detail=UNKNOWN_FLAVOR)
-        rendered = self._reader.render(view, ONE % flavor_id)
-        if rendered is None:
-            raise documents.Unavailable('%s is missing from the cache'
-                                        % (ONE % flavor_id))
-        return responses.document(pecan.request, rendered, view)
+        held = self._reader.documents.get(view.generation.id,
+                                          pub.legacy_flavor(flavor_id))
+        if held is None:
+            raise generations.Unavailable(
+                'the data of flavor %s is missing from the cache'
+                % flavor_id)
+        return responses.representation(pecan.request, held, view)
 
 
 class GpusController:

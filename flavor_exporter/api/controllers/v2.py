@@ -17,13 +17,10 @@ import pecan
 import webob.exc
 
 from flavor_exporter.api.controllers import base
-from flavor_exporter.api import documents
 from flavor_exporter.api import filters
+from flavor_exporter.api import generations
 from flavor_exporter.api import responses
-
-ONE = 'v2/flavor/%s'
-NAMES = 'v2/names'
-ALL = 'v2/flavors'
+from flavor_exporter.common import published as pub
 
 
 def _bad_request(exc):
@@ -31,12 +28,12 @@ def _bad_request(exc):
 
 
 def _index(names):
-    """(flavor ids, {name: id}) from the v2/names document."""
+    """(flavor ids, {name: id}) from the V2_NAMES document."""
     return frozenset(names.values()), names
 
 
 def _marked_stale(document):
-    return dict(document, stale=True)
+    return dict(document, **{pub.STALE: True})
 
 
 class FlavorsController(base.CollectionController):
@@ -57,29 +54,35 @@ class FlavorsController(base.CollectionController):
         view = self._view()
         name = query.document()
         if not query.rewrites and not view.stale:
-            rendered = self._reader.render(view, name)
+            held = self._reader.documents.get(view.generation.id, name)
         else:
-            rendered = self._rewritten(view, name, query)
-        if rendered is None:
+            held = self._rewritten(view, name, query)
+        if held is None:
             raise responses.service_unavailable(
-                'The published data has no %s document; is the worker '
-                'older than this API?' % name, self._retry_after)
-        return responses.document(pecan.request, rendered, view)
+                'The published data has no list of flavors; is the worker '
+                'older than this API?', self._retry_after)
+        return responses.representation(pecan.request, held, view)
 
     def _rewritten(self, view, name, query):
-        zones = None
-        if query.availability_zone is not None:
-            zones = filters.known_zones(
-                self._reader.decoded(view, ALL) or {})
+        generation_id = view.generation.id
+        parsed = self._reader.parsed
 
-        def build(document):
+        def make():
+            document = parsed.get(generation_id, name)
+            if document is None:
+                return None
             if query.rewrites:
+                zones = None
+                if query.availability_zone is not None:
+                    zones = filters.known_zones(
+                        parsed.get(generation_id, pub.V2_LIST) or {})
                 document = filters.apply(query, document, zones)
             return _marked_stale(document) if view.stale else document
 
         variant = (query.availability_zone, query.name, view.stale)
         try:
-            return self._reader.render(view, name, variant, build)
+            return self._reader.variants.get(generation_id, name, variant,
+                                             make)
         except filters.BadQuery as exc:
             raise _bad_request(exc)
 
@@ -91,22 +94,29 @@ class FlavorsController(base.CollectionController):
             raise _bad_request(exc)
         view = self._view()
         # Ids first: a flavor may be named like another's id.
-        ids, names = self._reader.derived(view, (NAMES, 'index'), _index)
+        ids, names = self._reader.parsed.derived(
+            view.generation.id, pub.V2_NAMES, 'index', _index)
         flavor_id = key if key in ids else names.get(key)
         if flavor_id is None:
             raise webob.exc.HTTPNotFound(
                 detail='No flavor has the id or name "%s".' % key)
-        rendered = self._flavor(view, flavor_id)
-        if rendered is None:
-            raise documents.Unavailable('%s is missing from the cache'
-                                        % (ONE % flavor_id))
-        return responses.document(pecan.request, rendered, view)
+        held = self._flavor(view, flavor_id)
+        if held is None:
+            raise generations.Unavailable(
+                'the data of flavor %s is missing from the cache'
+                % flavor_id)
+        return responses.representation(pecan.request, held, view)
 
     def _flavor(self, view, flavor_id):
+        generation_id = view.generation.id
+        name = pub.v2_flavor(flavor_id)
         if not view.stale:
-            return self._reader.render(view, ONE % flavor_id)
-        return self._reader.render(view, ONE % flavor_id, 'stale',
-                                   _marked_stale)
+            return self._reader.documents.get(generation_id, name)
+
+        def make():
+            document = self._reader.parsed.get(generation_id, name)
+            return None if document is None else _marked_stale(document)
+        return self._reader.variants.get(generation_id, name, 'stale', make)
 
 
 class V2Controller:
@@ -129,7 +139,7 @@ class V2Controller:
             raise _bad_request(exc)
         try:
             view = self._reader.view(fill=False)
-        except (documents.NoData, documents.Unavailable) as exc:
+        except (generations.NoData, generations.Unavailable) as exc:
             current, age, stale = None, None, True
             problem = str(exc) or 'no data has been published yet'
         else:
@@ -142,5 +152,5 @@ class V2Controller:
             'stale': stale,
             'stale_after_seconds': self._stale_after,
             'problem': problem,
-            'refresh': self._reader.status(),
+            'refresh': self._reader.status.get(),
         })

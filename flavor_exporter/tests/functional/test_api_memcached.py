@@ -23,7 +23,7 @@ from flavor_exporter.api import app
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
-from flavor_exporter.tests.unit.api import fakes
+from flavor_exporter.tests import sample_cloud
 
 
 class TestApiOverMemcached(base.TestCase):
@@ -41,12 +41,13 @@ class TestApiOverMemcached(base.TestCase):
         self.addCleanup(self.worker_store.close)
         self.app = webtest.TestApp(app.setup_app(self.conf))
 
-    def publish(self, flavors=None, age=0):
+    def publish(self, flavors=None, age=0, hosts=None):
         collected_at = (datetime.datetime.now(datetime.timezone.utc) -
                         datetime.timedelta(seconds=age))
-        docs, pointer = fakes.documents(flavors, collected_at)
+        docs, pointer = sample_cloud.documents(flavors, collected_at,
+                                               host_list=hosts)
         self.worker_store.publish(docs, pointer)
-        self.worker_store.write_status(fakes.status())
+        self.worker_store.write_status(sample_cloud.status())
         return docs
 
     def test_cold_then_published(self):
@@ -59,15 +60,15 @@ class TestApiOverMemcached(base.TestCase):
         self.assertEqual(200, self.app.get('/healthcheck').status_int)
 
     def test_realistic_generation(self):
-        flavors = fakes.many_flavors(500, gpu_every=2, hosts=40)
-        docs = self.publish(flavors)
+        flavors = sample_cloud.many_flavors(500)
+        docs = self.publish(flavors, hosts=sample_cloud.many_hosts(40))
         self.assertEqual(docs['legacy/flavors'],
                          self.app.get('/gpus/flavors/').body)
         self.assertEqual(docs['v2/flavors'],
                          self.app.get('/v2/flavors/').body)
         one = flavors[7]
-        self.assertEqual(docs['v2/flavor/%s' % one['id']],
-                         self.app.get('/v2/flavors/' + one['name']).body)
+        self.assertEqual(docs['v2/flavor/%s' % one.id],
+                         self.app.get('/v2/flavors/' + one.name).body)
         self.assertEqual(250, len(self.app.get(
             '/v2/flavors/?gpu=true&availability_zone=az2').json[
                 'flavors']))

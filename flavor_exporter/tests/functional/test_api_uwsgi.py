@@ -26,7 +26,7 @@ import fixtures
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
-from flavor_exporter.tests.unit.api import fakes
+from flavor_exporter.tests import sample_cloud
 
 
 def fetch(port, path):
@@ -101,7 +101,9 @@ class TestFlavorExporterApi(base.TestCase):
         self.assertEqual(503, status)
         self.assertIn('Retry-After', headers)
 
-        docs, pointer = fakes.documents(fakes.many_flavors(50))
+        docs, pointer = sample_cloud.documents(
+            sample_cloud.many_flavors(50),
+            host_list=sample_cloud.many_hosts(4))
         self.store.publish(docs, pointer)
         status, headers, body = fetch_ok(self.port, '/gpus/flavors/')
         self.assertEqual(200, status)

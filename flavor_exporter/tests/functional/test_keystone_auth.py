@@ -37,7 +37,7 @@ from keystoneauth1.identity import v3
 from keystoneauth1 import session as ks_session
 import requests
 
-from flavor_exporter.capacity import render
+from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional.cloud import launcher
@@ -177,7 +177,7 @@ class WorkerCredentialsBase(base.TestCase):
         # oslo.log writes to stdout here (no log_file, no use_stderr).
         self.assertIn('Capacity source: placement', done.stdout)
         document = json.loads(self.store.document(pointer['generation'],
-                                                  render.V2_LIST))
+                                                  pub.V2_LIST))
         self.assertCloudNumbers(document)
         self.assertIsNone(self.store.status()['last_error'])
 

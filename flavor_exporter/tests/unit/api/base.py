@@ -21,7 +21,8 @@ from flavor_exporter.api import app
 from flavor_exporter.common import cache
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
-from flavor_exporter.tests.unit.api import fakes
+from flavor_exporter.tests import sample_cloud as sample
+from flavor_exporter.worker import refresh
 
 
 class FlakyBackend(cache.MemoryBackend):
@@ -57,23 +58,33 @@ class ApiTestCase(base.TestCase):
         self.flags(group='api', generation_check_interval=0)
         self.backend = FlakyBackend()
         self.store = store.DocumentStore(self.backend, 'test', 0)
+        # What [api] compute_on_miss runs: the worker's real refresh, over
+        # the sample cloud instead of a real one.
+        self.source = sample.Source()
         self._app = None
+
+    def on_miss(self, store):
+        return refresh.Refresher(self.conf, store, client=object(),
+                                 source=self.source).refresh
 
     @property
     def app(self):
         """The WebTest app, built on first use (after the test's flags)."""
         if self._app is None:
-            self._app = webtest.TestApp(app.setup_app(self.conf,
-                                                      self.store))
+            self._app = webtest.TestApp(app.setup_app(
+                self.conf, self.store, on_miss=self.on_miss))
         return self._app
 
     def publish(self, flavors=None, age=0):
-        """Publish a generation collected age seconds ago (its docs)."""
+        """Publish the sample cloud collected age seconds ago (its docs).
+
+        flavors: model.Flavor list instead of the sample's flavors.
+        """
         collected_at = (datetime.datetime.now(datetime.timezone.utc) -
                         datetime.timedelta(seconds=age))
-        docs, pointer = fakes.documents(flavors, collected_at)
+        docs, pointer = sample.documents(flavors, collected_at)
         self.generation = self.store.publish(docs, pointer)
-        self.store.write_status(fakes.status())
+        self.store.write_status(sample.status())
         return docs
 
     def assertJsonError(self, response, code, message=None, legacy=False):

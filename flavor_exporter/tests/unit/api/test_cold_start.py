@@ -19,7 +19,6 @@ from unittest import mock
 import testtools
 
 from flavor_exporter.api import cold_start
-from flavor_exporter.tests.unit.api import base
 
 
 class TestSingleFlight(testtools.TestCase):
@@ -77,16 +76,3 @@ class TestSingleFlight(testtools.TestCase):
         with mock.patch.object(cold_start.LOG, 'exception') as log:
             self.assertFalse(flight())
         log.assert_called_once()
-
-
-class TestWorkerRefresh(base.ApiTestCase):
-
-    def test_built_once_on_first_use(self):
-        with mock.patch('flavor_exporter.worker.refresh.Refresher') as cls:
-            cls.return_value.refresh.return_value = True
-            refresh = cold_start.WorkerRefresh(self.conf, self.store)
-            cls.assert_not_called()
-            self.assertTrue(refresh())
-            self.assertTrue(refresh())
-        cls.assert_called_once_with(self.conf, self.store)
-        self.assertEqual(2, cls.return_value.refresh.call_count)

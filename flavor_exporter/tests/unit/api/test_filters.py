@@ -19,7 +19,7 @@ import testtools
 import webob.multidict
 
 from flavor_exporter.api import filters
-from flavor_exporter.tests.unit.api import fakes
+from flavor_exporter.tests import sample_cloud as sample
 
 
 def params(*pairs):
@@ -27,7 +27,7 @@ def params(*pairs):
 
 
 def v2_list():
-    docs, _ = fakes.documents()
+    docs, _ = sample.documents()
     return json.loads(docs['v2/flavors'])
 
 
@@ -99,7 +99,7 @@ class TestApply(testtools.TestCase):
 
     def test_name_substring_case_insensitive(self):
         result = self.apply(name='gpu.')
-        self.assertEqual(['gpu.a100', 'GPU.V100-small'],
+        self.assertEqual(['GPU.V100-small', 'gpu.a100'],
                          [f['name'] for f in result['flavors']])
         self.assertEqual(self.document['timestamp'], result['timestamp'])
         self.assertEqual([], self.apply(name='nothing')['flavors'])
@@ -108,14 +108,15 @@ class TestApply(testtools.TestCase):
         result = {f['id']: f for f in
                   self.apply(availability_zone='az2')['flavors']}
         self.assertEqual(5, len(result))
-        self.assertEqual((2, 1), (result['1']['total'],
+        self.assertEqual((4, 4), (result['1']['total'],
                                   result['1']['available']))
-        self.assertEqual({'az2': {'total': 2, 'available': 1}},
+        self.assertEqual({'az2': {'total': 4, 'available': 4}},
                          result['1']['availability_zones'])
         # g1 has no host in az2.
-        self.assertEqual((0, 0, {}), (result['g1']['total'],
-                                      result['g1']['available'],
-                                      result['g1']['availability_zones']))
+        self.assertEqual(
+            (0, 0, {'az2': {'total': 0, 'available': 0}}),
+            (result['g1']['total'], result['g1']['available'],
+             result['g1']['availability_zones']))
         # A flavor that could not be evaluated stays "unknown".
         self.assertIsNone(result['bad']['total'])
         self.assertIsNotNone(result['bad']['error'])

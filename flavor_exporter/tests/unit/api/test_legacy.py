@@ -34,7 +34,7 @@ class TestLegacy(base.ApiTestCase):
             body = response.json
             self.assertEqual(['flavors', 'timestamp'], list(body))
             self.assertRegex(body['timestamp'], LEGACY_TIME)
-            self.assertEqual(['g1', 'g2'], [f['flavor_openstack_id']
+            self.assertEqual(['g2', 'g1'], [f['flavor_openstack_id']
                                             for f in body['flavors']])
             for flavor in body['flavors']:
                 self.assertEqual(LEGACY_FIELDS, list(flavor))
@@ -45,8 +45,8 @@ class TestLegacy(base.ApiTestCase):
         self.assertEqual(docs['legacy/flavor/g1'], response.body)
         self.assertEqual(['flavor', 'timestamp'], list(response.json))
         self.assertEqual({'flavor_openstack_id': 'g1',
-                          'flavor_name': 'gpu.a100', 'available': 1,
-                          'total': 3}, response.json['flavor'])
+                          'flavor_name': 'gpu.a100', 'available': 2,
+                          'total': 4}, response.json['flavor'])
         self.assertEqual(200, self.app.get('/gpus/flavors/g1/').status_int)
 
     def test_unknown_flavor(self):

@@ -19,9 +19,10 @@ from unittest import mock
 import fixtures
 from oslo_middleware.healthcheck import opts as hc_opts
 
-from flavor_exporter.api.controllers import legacy
+from flavor_exporter.api import documents
 from flavor_exporter.api import hooks
-from flavor_exporter.api import metrics
+from flavor_exporter.common import published as pub
+from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
 
 
@@ -85,11 +86,10 @@ class TestMetrics(base.ApiTestCase):
         self.assertEqual('1', live['flavor_exporter_data_available'])
 
     def test_published_without_final_newline(self):
-        view = mock.Mock(age=1.0, stale=False, trouble=None)
-        reader = mock.Mock(**{'view.return_value': view,
-                              'raw.return_value': b'a 1',
-                              'status.return_value': None})
-        text = metrics.exposition(reader).decode()
+        docs, pointer = sample.documents()
+        docs[pub.METRICS] = b'a 1'
+        self.store.publish(docs, pointer)
+        text = self.app.get('/metrics').text
         self.assertTrue(text.startswith('a 1\n# HELP '), text)
         self.assertTrue(text.endswith('\n'))
 
@@ -181,7 +181,7 @@ class TestErrors(base.ApiTestCase):
 
     def test_internal_error_hides_details(self):
         self.publish()
-        with mock.patch.object(legacy.FlavorsController, '_answer',
+        with mock.patch.object(documents.DocumentCache, 'get',
                                side_effect=KeyError('secret')), \
                 mock.patch.object(hooks.LOG, 'error') as log_error:
             response = self.app.get('/gpus/flavors', status=500)

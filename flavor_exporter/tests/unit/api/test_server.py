@@ -22,8 +22,8 @@ from unittest import mock
 from flavor_exporter.api import server
 from flavor_exporter.common import cache
 from flavor_exporter.common import store
+from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
-from flavor_exporter.tests.unit.api import fakes
 
 
 def get(port, path):
@@ -95,7 +95,7 @@ class TestApiService(base.ApiTestCase):
         # What the worker of flavor-exporter-all does, in the same process.
         shared = store.DocumentStore.from_conf(self.conf)
         self.assertIs(cache._MEMORY, shared._backend)
-        docs, pointer = fakes.documents()
+        docs, pointer = sample.documents()
         shared.publish(docs, pointer)
         status, body = get(service.port, '/gpus/flavors')
         self.assertEqual((200, docs['legacy/flavors']), (status, body))

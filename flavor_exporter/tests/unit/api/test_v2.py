@@ -13,12 +13,11 @@
 #    under the License.
 """/v2: lists, filters, one flavor, staleness, validators, status."""
 
+import dataclasses
 import json
-from unittest import mock
 
-from flavor_exporter.api import cold_start
+from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
-from flavor_exporter.tests.unit.api import fakes
 
 
 def ids(response):
@@ -35,20 +34,21 @@ class TestList(base.ApiTestCase):
             self.assertEqual(docs['v2/flavors'], response.body)
             self.assertEqual('false',
                              response.headers['X-Flavor-Exporter-Stale'])
-        self.assertEqual(['1', 'g1', 'g2', 'index', 'bad'],
+        # Sorted by name, as the worker renders them.
+        self.assertEqual(['g2', 'bad', 'index', 'g1', '1'],
                          ids(self.app.get('/v2/flavors/')))
 
     def test_gpu_picks_the_published_list(self):
         docs = self.publish()
         response = self.app.get('/v2/flavors/?gpu=true')
         self.assertEqual(docs['v2/flavors?gpu=true'], response.body)
-        self.assertEqual(['g1', 'g2'], ids(response))
-        self.assertEqual(['1', 'index', 'bad'],
+        self.assertEqual(['g2', 'g1'], ids(response))
+        self.assertEqual(['bad', 'index', '1'],
                          ids(self.app.get('/v2/flavors?gpu=False')))
 
     def test_name(self):
         self.publish()
-        self.assertEqual(['g1', 'g2'],
+        self.assertEqual(['g2', 'g1'],
                          ids(self.app.get('/v2/flavors/?name=gPu')))
         self.assertEqual(['g2'], ids(self.app.get(
             '/v2/flavors/?name=small&gpu=true')))
@@ -59,10 +59,15 @@ class TestList(base.ApiTestCase):
         self.publish()
         response = self.app.get('/v2/flavors/?availability_zone=az1'
                                 '&gpu=true')
-        g1, g2 = response.json['flavors']
-        self.assertEqual((3, 1), (g1['total'], g1['available']))
+        g2, g1 = response.json['flavors']
+        self.assertEqual((4, 2), (g1['total'], g1['available']))
         self.assertEqual((0, 0), (g2['total'], g2['available']))
-        self.assertEqual({}, g2['availability_zones'])
+        self.assertEqual({'az1': {'total': 0, 'available': 0}},
+                         g2['availability_zones'])
+        large = self.app.get('/v2/flavors/?availability_zone=az2'
+                             '&name=m1').json['flavors']
+        self.assertEqual([(4, 4)], [(f['total'], f['available'])
+                                    for f in large])
 
     def test_filtered_lists_are_cached_variants(self):
         self.publish()
@@ -161,8 +166,11 @@ class TestOne(base.ApiTestCase):
         self.assertEqual({'flavor', 'timestamp', 'source', 'stale'},
                          set(body))
         self.assertEqual('m1.large', body['flavor']['name'])
-        self.assertEqual(2, len(body['flavor']['hosts']))
-        self.assertEqual({'disabled': 1}, body['flavor']['excluded_hosts'])
+        self.assertEqual([('cmp000', 4, 3), ('cmp001', 4, 4)],
+                         [(h['host'], h['total'], h['available'])
+                          for h in body['flavor']['hosts']])
+        self.assertEqual({'compute service disabled': 1},
+                         body['flavor']['excluded_hosts'])
 
     def test_ids_and_names_are_data_not_routes(self):
         self.publish()
@@ -184,8 +192,9 @@ class TestOne(base.ApiTestCase):
                              404)
 
     def test_id_before_name(self):
-        flavors = fakes.default_flavors()
-        flavors[0]['name'] = 'g1'  # flavor 1 is named like flavor g1's id
+        flavors = sample.flavors()
+        # flavor 1 is named like flavor g1's id
+        flavors[0] = dataclasses.replace(flavors[0], name='g1')
         self.publish(flavors)
         self.assertEqual('g1', self.app.get(
             '/v2/flavors/g1').json['flavor']['id'])
@@ -280,10 +289,10 @@ class TestStatus(base.ApiTestCase):
         self.assertIs(False, body['stale'])
         self.assertEqual(300, body['stale_after_seconds'])
         self.assertIsNone(body['problem'])
-        self.assertEqual(fakes.status(), body['refresh'])
+        self.assertEqual(sample.status(), body['refresh'])
 
     def test_status_while_cold(self):
-        self.store.write_status(fakes.status(
+        self.store.write_status(sample.status(
             failures=3, error={'at': 'x', 'message': 'Nova said no'}))
         body = self.app.get('/v2/status').json
         self.assertIsNone(body['current'])
@@ -294,44 +303,34 @@ class TestStatus(base.ApiTestCase):
 
     def test_status_does_not_compute(self):
         self.flags(group='api', compute_on_miss=True)
-        with mock.patch.object(cold_start.WorkerRefresh,
-                               '__call__') as refresh:
-            self.app.get('/v2/status')
-            self.app.get('/metrics')
-            self.app.get('/healthcheck', status=503)
-        refresh.assert_not_called()
+        self.app.get('/v2/status')
+        self.app.get('/metrics')
+        self.app.get('/healthcheck', status=503)
+        self.assertEqual(0, self.source.collections)
 
 
 class TestComputeOnMiss(base.ApiTestCase):
 
     def test_cold_cache_computed_once(self):
         self.flags(group='api', compute_on_miss=True)
-        calls = []
-
-        def refresh(worker_refresh):
-            calls.append(worker_refresh)
-            self.publish()
-            return True
-
-        with mock.patch.object(cold_start.WorkerRefresh, '__call__',
-                               refresh):
-            self.assertEqual(['g1', 'g2'],
-                             ids(self.app.get('/v2/flavors/?gpu=true')))
-            self.app.get('/gpus/flavors')
-        self.assertEqual(1, len(calls))
+        self.assertEqual(['g2', 'g1'],
+                         ids(self.app.get('/v2/flavors/?gpu=true')))
+        self.app.get('/gpus/flavors')
+        self.assertEqual(1, self.source.collections)
+        # What the worker's refresh published is what is served.
+        self.assertEqual(self.store.current()['generation'],
+                         self.app.get('/v2/status').json['current'][
+                             'generation'])
 
     def test_failed_computation_is_503(self):
         self.flags(group='api', compute_on_miss=True, retry_after=9)
-        with mock.patch.object(cold_start.WorkerRefresh, '__call__',
-                               return_value=False) as refresh:
-            response = self.app.get('/v2/flavors/', status=503)
-            self.app.get('/v2/flavors/', status=503)
+        self.source.failing = True
+        response = self.app.get('/v2/flavors/', status=503)
+        self.app.get('/v2/flavors/', status=503)
         self.assertEqual('9', response.headers['Retry-After'])
         # The second request fell in the back-off: no second computation.
-        self.assertEqual(1, refresh.call_count)
+        self.assertEqual(1, self.source.collections)
 
     def test_off_by_default(self):
-        with mock.patch.object(cold_start.WorkerRefresh,
-                               '__call__') as refresh:
-            self.app.get('/v2/flavors/', status=503)
-        refresh.assert_not_called()
+        self.app.get('/v2/flavors/', status=503)
+        self.assertEqual(0, self.source.collections)

@@ -15,9 +15,9 @@
 import json
 
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import render
 from flavor_exporter.common import cache
 from flavor_exporter.common import openstack
+from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.worker import refresh
@@ -64,7 +64,7 @@ class TestRefresher(base.TestCase):
     def v2_list(self):
         pointer = self.store.current()
         return json.loads(self.store.document(pointer['generation'],
-                                              render.V2_LIST))
+                                              pub.V2_LIST))
 
     def test_success_publishes_and_records(self):
         self.assertTrue(self.refresher.refresh())

@@ -13,11 +13,15 @@
 #    under the License.
 
 import json
+import time
 from unittest import mock
 
 import testtools
 
 from flavor_exporter.api import documents
+from flavor_exporter.api import generations
+from flavor_exporter.api import reader as reader_mod
+from flavor_exporter.api import variants
 from flavor_exporter.common import store
 from flavor_exporter.tests.unit.api import base
 
@@ -25,8 +29,8 @@ T0 = 1_800_000_000  # wall clock of the tests, seconds
 
 
 def pointer_at(wall):
-    return {'timestamp': documents.time.strftime(
-        '%Y-%m-%dT%H:%M:%SZ', documents.time.gmtime(wall))}
+    return {'timestamp': time.strftime('%Y-%m-%dT%H:%M:%SZ',
+                                       time.gmtime(wall))}
 
 
 class Clock:
@@ -49,22 +53,34 @@ class TestReader(testtools.TestCase):
         self.on_cold = None
         self.reader = self.make_reader()
 
-    def make_reader(self, **kw):
-        return documents.DocumentReader(
+    def make_reader(self):
+        return reader_mod.Reader(
             self.store, check_interval=1.0, stale_after=300,
             on_cold=lambda: self.on_cold(), clock=self.clock,
-            wall_clock=lambda: self.wall, **kw)
+            wall_clock=lambda: self.wall)
+
+    def raw(self, view, name):
+        held = self.reader.documents.get(view.generation.id, name)
+        return None if held is None else held.body
+
+    def variant(self, view, name, variant, build):
+        generation_id = view.generation.id
+
+        def make():
+            value = self.reader.parsed.get(generation_id, name)
+            return None if value is None else build(value)
+        return self.reader.variants.get(generation_id, name, variant, make)
 
     def publish(self, docs=None, age=0):
         docs = docs or {'a': b'{"stale":false,"x":1}', 'b': b'"bee"'}
         return self.store.publish(docs, pointer_at(self.wall - age))
 
     def test_cold(self):
-        self.assertRaises(documents.NoData, self.reader.view, fill=False)
+        self.assertRaises(generations.NoData, self.reader.view, fill=False)
 
     def test_cold_and_cache_down(self):
         self.backend.down = True
-        self.assertRaises(documents.Unavailable, self.reader.view,
+        self.assertRaises(generations.Unavailable, self.reader.view,
                           fill=False)
 
     def test_view_of_published_generation(self):
@@ -74,8 +90,8 @@ class TestReader(testtools.TestCase):
         self.assertFalse(view.stale)
         self.assertEqual(10, view.age)
         self.assertIsNone(view.trouble)
-        self.assertEqual(b'"bee"', self.reader.raw(view, 'b'))
-        self.assertIsNone(self.reader.raw(view, 'absent'))
+        self.assertEqual(b'"bee"', self.raw(view, 'b'))
+        self.assertIsNone(self.raw(view, 'absent'))
 
     def test_pointer_read_once_per_interval(self):
         first = self.publish()
@@ -89,25 +105,28 @@ class TestReader(testtools.TestCase):
     def test_steady_state_makes_no_cache_round_trip(self):
         self.publish()
         view = self.reader.view()
-        self.reader.raw(view, 'a')
+        self.raw(view, 'a')
         gets = self.backend.gets
         for _ in range(100):
             view = self.reader.view()
-            self.reader.raw(view, 'a')
-            self.reader.render(view, 'a', 'v', lambda doc: doc)
-            self.reader.derived(view, ('a', 'keys'), sorted)
+            self.raw(view, 'a')
+            self.variant(view, 'a', 'v', lambda doc: doc)
+            self.reader.parsed.derived(view.generation.id, 'a', 'keys', sorted)
         # The variant is decoded from the bytes held here too.
         self.assertEqual(gets, self.backend.gets)
 
     def test_new_generation_drops_old_entries(self):
         self.publish()
-        self.reader.raw(self.reader.view(), 'a')
-        self.assertEqual(1, len(self.reader._lru))
+        self.raw(self.reader.view(), 'a')
+        self.variant(self.reader.view(), 'a', 'v', lambda doc: doc)
+        self.assertEqual(1, len(self.reader.documents))
+        self.assertEqual(1, len(self.reader.variants))
         self.publish({'a': b'2'})
         self.clock.now = 5
         view = self.reader.view()
-        self.assertEqual(0, len(self.reader._lru))
-        self.assertEqual(b'2', self.reader.raw(view, 'a'))
+        self.assertEqual(0, len(self.reader.documents))
+        self.assertEqual(0, len(self.reader.variants))
+        self.assertEqual(b'2', self.raw(view, 'a'))
 
     def test_old_data_is_stale(self):
         self.publish(age=301)
@@ -117,10 +136,10 @@ class TestReader(testtools.TestCase):
 
     def test_cache_down_serves_what_this_process_holds(self):
         generation = self.publish()
-        self.reader.raw(self.reader.view(), 'a')
+        self.raw(self.reader.view(), 'a')
         self.backend.down = True
         self.clock.now = 5
-        with mock.patch.object(documents.LOG, 'warning') as warning:
+        with mock.patch.object(generations.LOG, 'warning') as warning:
             view = self.reader.view()
             self.clock.now = 10
             view = self.reader.view()
@@ -129,8 +148,8 @@ class TestReader(testtools.TestCase):
         self.assertTrue(view.stale)
         self.assertIn('cache unreachable', view.trouble)
         self.assertEqual(b'{"stale":false,"x":1}',
-                         self.reader.raw(view, 'a'))
-        self.assertRaises(documents.Unavailable, self.reader.raw, view, 'b')
+                         self.raw(view, 'a'))
+        self.assertRaises(generations.Unavailable, self.raw, view, 'b')
         self.backend.down = False
         self.clock.now = 20
         view = self.reader.view()
@@ -139,14 +158,14 @@ class TestReader(testtools.TestCase):
 
     def test_lost_pointer_serves_last_generation_stale(self):
         generation = self.publish()
-        self.reader.raw(self.reader.view(), 'a')
+        self.raw(self.reader.view(), 'a')
         self.backend.flush()
         self.clock.now = 5
         view = self.reader.view()
         self.assertEqual(generation, view.generation.id)
         self.assertTrue(view.stale)
-        self.assertEqual(documents._LOST, view.trouble)
-        self.assertIsNotNone(self.reader.raw(view, 'a'))
+        self.assertEqual(generations._LOST, view.trouble)
+        self.assertIsNotNone(self.raw(view, 'a'))
         republished = self.publish()
         self.clock.now = 10
         view = self.reader.view()
@@ -157,22 +176,24 @@ class TestReader(testtools.TestCase):
         self.publish()
         build = mock.Mock(side_effect=lambda doc: dict(doc, stale=True))
         view = self.reader.view()
-        first = self.reader.render(view, 'a', 'stale', build)
-        again = self.reader.render(view, 'a', 'stale', build)
+        first = self.variant(view, 'a', 'stale', build)
+        again = self.variant(view, 'a', 'stale', build)
         self.assertEqual(1, build.call_count)
         self.assertIs(first, again)
         self.assertEqual({'stale': True, 'x': 1}, json.loads(first.body))
-        plain = self.reader.render(view, 'a')
+        plain = self.reader.documents.get(view.generation.id, 'a')
         self.assertEqual(b'{"stale":false,"x":1}', plain.body)
         self.assertNotEqual(plain.etag, first.etag)
-        self.assertIsNone(self.reader.render(view, 'absent', 'v', build))
+        self.assertIsNone(self.variant(view, 'absent', 'v', build))
 
     def test_etag_changes_with_generation(self):
         self.publish()
-        first = self.reader.render(self.reader.view(), 'b')
+        first = self.reader.documents.get(self.reader.view().generation.id,
+                                          'b')
         self.publish()
         self.clock.now = 5
-        second = self.reader.render(self.reader.view(), 'b')
+        second = self.reader.documents.get(
+            self.reader.view().generation.id, 'b')
         self.assertEqual(first.body, second.body)
         self.assertNotEqual(first.etag, second.etag)
         self.assertTrue(first.etag.startswith('"'))
@@ -181,52 +202,51 @@ class TestReader(testtools.TestCase):
     def test_decoded_is_memoised(self):
         self.publish()
         view = self.reader.view()
-        self.assertIs(self.reader.decoded(view, 'a'),
-                      self.reader.decoded(view, 'a'))
-        self.assertIsNone(self.reader.decoded(view, 'absent'))
+        parsed = self.reader.parsed
+        self.assertIs(parsed.get(view.generation.id, 'a'),
+                      parsed.get(view.generation.id, 'a'))
+        self.assertIsNone(parsed.get(view.generation.id, 'absent'))
 
-    def test_lru_bounded_by_bytes(self):
-        self.reader = self.make_reader(max_bytes=1000)
-        self.publish({'big%d' % i: b'x' * 300 for i in range(5)})
-        view = self.reader.view()
+    def test_documents_bounded_by_bytes(self):
+        cache = documents.DocumentCache(self.store, max_bytes=1000)
+        generation = self.publish({'big%d' % i: b'x' * 300
+                                   for i in range(5)})
         for i in range(5):
-            self.reader.raw(view, 'big%d' % i)
-        self.assertLessEqual(self.reader._lru._bytes, 1000)
-        self.assertEqual(2, len(self.reader._lru))
+            cache.get(generation, 'big%d' % i)
+        self.assertLessEqual(cache._lru._bytes, 1000)
+        self.assertEqual(2, len(cache))
         gets = self.backend.gets
-        self.reader.raw(view, 'big4')
+        cache.get(generation, 'big4')
         self.assertEqual(gets, self.backend.gets)
-        self.reader.raw(view, 'big0')
+        cache.get(generation, 'big0')
         self.assertEqual(gets + 1, self.backend.gets)
 
-    def test_lru_bounded_by_entries(self):
-        self.reader = self.make_reader(max_entries=3)
-        self.publish()
-        view = self.reader.view()
+    def test_variants_bounded_by_entries(self):
+        memo = variants.Variants(max_entries=3)
         for i in range(10):
-            self.reader.render(view, 'a', i, lambda doc: doc)
-        self.assertEqual(3, len(self.reader._lru))
+            memo.get('g', 'a', i, lambda: {'x': 1})
+        self.assertEqual(3, len(memo))
 
     def test_absent_documents_not_remembered(self):
         # A miss may be a failing cache (see _lookup): ask again.
         self.publish()
         view = self.reader.view()
         gets = self.backend.gets
-        self.assertIsNone(self.reader.raw(view, 'absent'))
-        self.assertIsNone(self.reader.raw(view, 'absent'))
+        self.assertIsNone(self.raw(view, 'absent'))
+        self.assertIsNone(self.raw(view, 'absent'))
         self.assertEqual(gets + 2, self.backend.gets)
 
     def test_derived(self):
         self.publish()
         view = self.reader.view()
         compute = mock.Mock(return_value='keys')
-        self.assertEqual('keys', self.reader.derived(view, ('a', 'k'),
-                                                     compute))
-        self.assertEqual('keys', self.reader.derived(view, ('a', 'k'),
-                                                     compute))
+        derived = self.reader.parsed.derived
+        generation_id = view.generation.id
+        self.assertEqual('keys', derived(generation_id, 'a', 'k', compute))
+        self.assertEqual('keys', derived(generation_id, 'a', 'k', compute))
         compute.assert_called_once_with({'stale': False, 'x': 1})
-        self.assertRaises(documents.Unavailable, self.reader.derived,
-                          view, ('absent', 'k'), compute)
+        self.assertRaises(generations.Unavailable, derived,
+                          generation_id, 'absent', 'k', compute)
 
     def test_cold_cache_handed_to_on_cold(self):
         def fill():
@@ -235,24 +255,24 @@ class TestReader(testtools.TestCase):
         self.on_cold = mock.Mock(side_effect=fill)
         view = self.reader.view()
         self.assertEqual(1, self.on_cold.call_count)
-        self.assertIsNotNone(self.reader.raw(view, 'a'))
+        self.assertIsNotNone(self.raw(view, 'a'))
 
     def test_failed_on_cold(self):
         self.on_cold = mock.Mock(return_value=False)
-        self.assertRaises(documents.NoData, self.reader.view)
-        self.assertRaises(documents.NoData, self.reader.view, fill=False)
+        self.assertRaises(generations.NoData, self.reader.view)
+        self.assertRaises(generations.NoData, self.reader.view, fill=False)
         self.assertEqual(1, self.on_cold.call_count)
 
     def test_status_read_once_per_interval_and_kept_on_failure(self):
         self.store.write_status({'consecutive_failures': 0})
-        self.assertEqual({'consecutive_failures': 0}, self.reader.status())
+        self.assertEqual({'consecutive_failures': 0}, self.reader.status.get())
         self.store.write_status({'consecutive_failures': 1})
-        self.assertEqual(0, self.reader.status()['consecutive_failures'])
+        self.assertEqual(0, self.reader.status.get()['consecutive_failures'])
         self.clock.now = 1
-        self.assertEqual(1, self.reader.status()['consecutive_failures'])
+        self.assertEqual(1, self.reader.status.get()['consecutive_failures'])
         self.backend.down = True
         self.clock.now = 2
-        self.assertEqual(1, self.reader.status()['consecutive_failures'])
+        self.assertEqual(1, self.reader.status.get()['consecutive_failures'])
 
     def test_last_modified_from_timestamp(self):
         self.publish(age=0)

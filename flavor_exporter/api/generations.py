@@ -1,0 +1,147 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Which published generation an API process serves, and how fresh it is.
+
+Every request needs the current generation. Asking the cache on every
+request would cost a round trip for data that changes every few minutes,
+so the GenerationWatcher resolves the "current" pointer at most once per
+``[api] generation_check_interval`` seconds, tells its listeners when the
+generation changes (they drop what they hold of the old one), and keeps
+answering from the last generation it saw when the cache fails or forgets
+the pointer (a memcached restart), saying the data is stale: a cache
+outage costs freshness, not availability.
+"""
+
+import collections
+import threading
+import time
+import wsgiref.handlers
+
+from oslo_log import log
+
+from flavor_exporter.common import published as pub
+from flavor_exporter.common import store as store_mod
+
+LOG = log.getLogger(__name__)
+
+# View.trouble starts with this when the cache could not be read at all.
+UNREACHABLE = 'cache unreachable'
+_LOST = 'the cache no longer holds the published data'
+
+
+class NoData(Exception):
+    """Nothing has been published yet: the cache is cold."""
+
+
+class Unavailable(Exception):
+    """The cache failed and this process holds no copy of the answer."""
+
+
+class Generation:
+    """One published generation, as its pointer describes it."""
+
+    __slots__ = ('id', 'pointer', 'timestamp', 'last_modified')
+
+    def __init__(self, pointer):
+        self.id = pointer[pub.GENERATION]
+        self.pointer = pointer
+        self.timestamp = pub.epoch(pointer.get(pub.TIMESTAMP))
+        self.last_modified = (
+            wsgiref.handlers.format_date_time(self.timestamp)
+            if self.timestamp is not None else None)
+
+
+class View(collections.namedtuple('View', 'generation stale age trouble')):
+    """What one request answers from.
+
+    generation: the Generation; stale: whether to say the data is stale;
+    age: seconds since the data was collected (None if unknown); trouble:
+    why the cache could not be trusted just now, or None.
+    """
+
+
+class GenerationWatcher:
+    """The current generation of a store, for one API process."""
+
+    def __init__(self, store, check_interval, stale_after, listeners=(),
+                 clock=time.monotonic, wall_clock=time.time):
+        """listeners: callables given the id of each new generation."""
+        self._store = store
+        self._check_interval = check_interval
+        self._stale_after = stale_after
+        self._listeners = list(listeners)
+        self._clock = clock
+        self._wall_clock = wall_clock
+        self._check_lock = threading.Lock()
+        # (Generation or None, trouble or None), replaced as a whole so
+        # that readers never see half an update.
+        self._state = (None, None)
+        self._next_check = float('-inf')
+
+    def view(self, force=False):
+        """The View a request answers from.
+
+        Raises NoData when nothing was ever published, Unavailable when
+        the cache fails before this process saw any generation. force
+        reads the pointer now, whatever the interval.
+        """
+        if force or self._clock() >= self._next_check:
+            self._check(force)
+        generation, trouble = self._state
+        if generation is None:
+            if trouble:
+                raise Unavailable(trouble)
+            raise NoData()
+        age = None
+        if generation.timestamp is not None:
+            age = max(0.0, self._wall_clock() - generation.timestamp)
+        stale = bool(trouble) or age is None or age > self._stale_after
+        return View(generation, stale, age, trouble)
+
+    def _check(self, force):
+        # One thread asks the cache; the others answer from what is known
+        # instead of queueing behind a slow cache.
+        if not self._check_lock.acquire(blocking=force):
+            return
+        try:
+            self._next_check = self._clock() + self._check_interval
+            self._state = self._resolve(*self._state)
+        finally:
+            self._check_lock.release()
+
+    def _resolve(self, generation, trouble):
+        try:
+            pointer = self._store.current()
+        except store_mod.CacheError as exc:
+            if not trouble or not trouble.startswith(UNREACHABLE):
+                LOG.warning('Cache unreachable (%s); serving the last '
+                            'data this process has, marked stale', exc)
+            return generation, '%s: %s' % (UNREACHABLE, exc)
+        if pointer is None:
+            if generation is None:
+                return None, None
+            if trouble != _LOST:
+                LOG.warning('The cache lost the published data; serving '
+                            'generation %s, marked stale, until the '
+                            'worker publishes again', generation.id)
+            return generation, _LOST
+        if trouble:
+            LOG.info('Cache readable again')
+        if (generation is None
+                or pointer.get(pub.GENERATION) != generation.id):
+            generation = Generation(pointer)
+            for listener in self._listeners:
+                listener(generation.id)
+            LOG.debug('Now serving generation %s', generation.id)
+        return generation, None

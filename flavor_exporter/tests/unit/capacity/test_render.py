@@ -1,0 +1,88 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The renderer writes what the contract (common/published.py) names."""
+
+import json
+
+import testtools
+
+from flavor_exporter.common import published as pub
+from flavor_exporter.tests import sample_cloud
+
+
+class TestDocuments(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.docs, self.pointer = sample_cloud.documents()
+
+    def decoded(self, name):
+        return json.loads(self.docs[name])
+
+    def test_names_are_the_contracts(self):
+        gpu = ['g1', 'g2']
+        everyone = ['1', 'bad', 'g1', 'g2', 'index']
+        expected = ({pub.LEGACY_LIST, pub.V2_NAMES, pub.METRICS,
+                     pub.v2_list(), pub.v2_list(True), pub.v2_list(False)}
+                    | {pub.legacy_flavor(i) for i in gpu}
+                    | {pub.v2_flavor(i) for i in everyone})
+        self.assertEqual(expected, set(self.docs))
+
+    def test_every_document_is_encoded_as_the_contract_says(self):
+        for name, body in self.docs.items():
+            if name != pub.METRICS:
+                self.assertEqual(pub.encode(json.loads(body)), body, name)
+
+    def test_fields_the_api_reads(self):
+        listed = self.decoded(pub.V2_LIST)
+        self.assertIs(False, listed[pub.STALE])
+        self.assertEqual(self.pointer[pub.TIMESTAMP], listed[pub.TIMESTAMP])
+        large = {f[pub.ID]: f for f in listed[pub.FLAVORS]}['1']
+        self.assertEqual('m1.large', large[pub.NAME])
+        self.assertEqual((8, 7), (large[pub.TOTAL], large[pub.AVAILABLE]))
+        self.assertEqual({'az1': {pub.TOTAL: 4, pub.AVAILABLE: 3},
+                          'az2': {pub.TOTAL: 4, pub.AVAILABLE: 4}},
+                         large[pub.ZONES])
+        one = self.decoded(pub.v2_flavor('1'))
+        self.assertEqual(large, {k: v for k, v in one[pub.FLAVOR].items()
+                                 if k not in ('hosts', 'excluded_hosts')})
+        names = self.decoded(pub.V2_NAMES)
+        self.assertEqual('index', names['collection'])
+
+    def test_legacy_shape(self):
+        legacy = self.decoded(pub.LEGACY_LIST)
+        self.assertEqual([pub.FLAVORS, pub.TIMESTAMP], list(legacy))
+        self.assertEqual(self.pointer[pub.LEGACY_TIMESTAMP],
+                         legacy[pub.TIMESTAMP])
+        self.assertEqual(
+            [{pub.LEGACY_ID: 'g2', 'flavor_name': 'GPU.V100-small',
+              pub.AVAILABLE: 2, pub.TOTAL: 2},
+             {pub.LEGACY_ID: 'g1', 'flavor_name': 'gpu.a100',
+              pub.AVAILABLE: 2, pub.TOTAL: 4}], legacy[pub.FLAVORS])
+        self.assertEqual(legacy[pub.FLAVORS][1],
+                         self.decoded(pub.legacy_flavor('g1'))[pub.FLAVOR])
+
+    def test_gpu_lists_split_the_whole_list(self):
+        ids = {gpu: [f[pub.ID] for f in
+                     self.decoded(pub.v2_list(gpu))[pub.FLAVORS]]
+               for gpu in (None, True, False)}
+        self.assertEqual(['g2', 'g1'], ids[True])
+        self.assertEqual(sorted(ids[None]), sorted(ids[True] + ids[False]))
+
+    def test_metrics(self):
+        text = self.docs[pub.METRICS].decode()
+        self.assertIn('flavor_exporter_flavor_available{flavor_id="1",'
+                      'flavor_name="m1.large",gpu="false"} 7\n', text)
+        self.assertIn('flavor_exporter_flavor_invalid{flavor_id="bad"} 1',
+                      text)
