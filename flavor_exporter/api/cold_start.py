@@ -19,7 +19,7 @@ run and share its outcome, and after a failure nothing is tried again for
 ``[api] retry_after`` seconds (those requests get the usual 503). The
 guard is per process; the worker remains the normal way to fill the
 cache. What to run is handed in by the entry points (see
-flavor_exporter.worker.on_miss): the API does not import the worker.
+worker/on_miss.py): the API does not import the worker.
 """
 
 import threading
