@@ -13,18 +13,20 @@
 #    under the License.
 """The published documents of the served generation, in process memory.
 
-A generation is immutable once its pointer is published (see
-flavor_exporter.common.store), so a document fetched from the cache is
-never invalidated, only evicted: in a steady state a request makes no
-cache round trip at all. Each document is held as the Representation the
-API serves: its bytes, as published, and its entity tag.
+Stored parts are immutable (their names come from their content, see
+flavor_exporter.common.published), so a document fetched from the cache
+is never invalidated, only evicted, and one that a new generation did not
+change is not fetched again: in a steady state a request makes no cache
+round trip at all. Each document is held as the Representation the API
+serves: its bytes, its entity tag and when its content last changed.
 """
 
 import collections
-import zlib
+import wsgiref.handlers
 
 from flavor_exporter.api import generations
 from flavor_exporter.api import lru
+from flavor_exporter.common import published as pub
 from flavor_exporter.common import store as store_mod
 
 # Per process. A 500-flavor cloud's lists are ~0.1-0.5 MB each; per-flavor
@@ -36,53 +38,64 @@ MAX_ENTRIES = 4096
 ENTRY_OVERHEAD = 200
 
 
-class Representation(collections.namedtuple('Representation',
-                                            'body etag')):
-    """The bytes of an answer and their strong entity tag."""
+class Representation(collections.namedtuple(
+        'Representation', 'body etag last_modified')):
+    """The bytes of an answer, their strong entity tag, and their time."""
 
 
-def entity_tag(generation_id, name, variant=None):
-    """The ETag of document name (or one variant of it) of a generation."""
-    tag = zlib.crc32(repr((name, variant)).encode('utf-8'))
-    return '"%s-%08x"' % (generation_id, tag)
+def http_date(epoch):
+    return None if epoch is None else wsgiref.handlers.format_date_time(
+        epoch)
 
 
 class DocumentCache:
-    """Published documents of one generation at a time; thread-safe."""
+    """Published documents, by content; thread-safe."""
 
     def __init__(self, store, max_bytes=MAX_BYTES, max_entries=MAX_ENTRIES):
         self._store = store
         self._lru = lru.BytesLRU(max_bytes, max_entries)
 
-    def get(self, generation_id, name):
-        """The Representation of document name, or None if absent.
+    def get(self, generation, name):
+        """The Representation of document name, or None if unknown.
 
-        Raises generations.Unavailable when the cache fails and the
-        document is not held here.
+        Raises generations.Unavailable when the cache fails, or lost the
+        document, and it is not held here.
         """
-        key = (generation_id, name)
+        entry = generation.documents.get(name)
+        if entry is None:
+            return None
+        if name in pub.REFRESH_STAMPED:
+            # Its bytes say when the generation was refreshed.
+            key = (entry, generation.id)
+        else:
+            key = (entry, None)
         held = self._lru.get(key)
-        if held is not None:
-            return held
+        if held is None:
+            held = self._fetch(generation, name, entry, key)
+            self._lru.put(key, held, len(held.body) + ENTRY_OVERHEAD)
+        return held
+
+    def _fetch(self, generation, name, entry, key):
         try:
-            body = self._store.document(generation_id, name)
+            body = self._store.read(entry)
+        except store_mod.MissingData as exc:
+            raise generations.Unavailable(str(exc)) from exc
         except store_mod.CacheError as exc:
             raise generations.Unavailable('%s: %s' % (
                 generations.UNREACHABLE, exc)) from exc
-        if body is None:
-            # Not remembered: pymemcache's HashClient answers a miss, not
-            # an error, while it waits to retry a failed server, so a
-            # missing document may be a cache failure. Callers check names
-            # against the generation's indexes (ParsedDocuments.derived)
-            # to tell an unknown name from an unreadable document.
-            return None
-        held = Representation(body, entity_tag(generation_id, name))
-        self._lru.put(key, held, len(body) + ENTRY_OVERHEAD)
-        return held
+        body = pub.served(name, body, generation.pointer)
+        if key[1] is None:
+            return Representation(body, entry.etag,
+                                  http_date(entry.changed_at))
+        return Representation(body, '%s-%s"' % (entry.etag[:-1],
+                                                generation.id[:8]),
+                              generation.last_modified)
 
-    def keep_only(self, generation_id):
-        """Forget the documents of every other generation."""
-        self._lru.keep_only(lambda key: key[0] == generation_id)
+    def keep_only(self, generation):
+        """Forget the documents generation does not have."""
+        current = set(generation.documents.values())
+        self._lru.keep_only(lambda key: key[0] in current and (
+            key[1] is None or key[1] == generation.id))
 
     def __len__(self):
         return len(self._lru)

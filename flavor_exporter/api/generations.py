@@ -16,8 +16,10 @@
 Every request needs the current generation. Asking the cache on every
 request would cost a round trip for data that changes every few minutes,
 so the GenerationWatcher resolves the "current" pointer at most once per
-``[api] generation_check_interval`` seconds, tells its listeners when the
-generation changes (they drop what they hold of the old one), and keeps
+``[api] generation_check_interval`` seconds, reads the manifest of each
+new generation (which documents it has, and their parts), tells its
+listeners when the generation changes (they drop what it no longer
+uses), and keeps
 answering from the last generation it saw when the cache fails or forgets
 the pointer (a memcached restart), saying the data is stale: a cache
 outage costs freshness, not availability.
@@ -49,13 +51,19 @@ class Unavailable(Exception):
 
 
 class Generation:
-    """One published generation, as its pointer describes it."""
+    """One published generation: its pointer and its manifest.
 
-    __slots__ = ('id', 'pointer', 'timestamp', 'last_modified')
+    documents: {document name: published.Entry}; timestamp: when its
+    refresh read the cloud (seconds since the epoch, or None).
+    """
 
-    def __init__(self, pointer):
+    __slots__ = ('id', 'pointer', 'documents', 'timestamp',
+                 'last_modified')
+
+    def __init__(self, pointer, documents):
         self.id = pointer[pub.GENERATION]
         self.pointer = pointer
+        self.documents = documents
         self.timestamp = pub.epoch(pointer.get(pub.TIMESTAMP))
         self.last_modified = (
             wsgiref.handlers.format_date_time(self.timestamp)
@@ -76,7 +84,7 @@ class GenerationWatcher:
 
     def __init__(self, store, check_interval, stale_after, listeners=(),
                  clock=time.monotonic, wall_clock=time.time):
-        """listeners: callables given the id of each new generation."""
+        """listeners: callables given each new Generation."""
         self._store = store
         self._check_interval = check_interval
         self._stale_after = stale_after
@@ -122,13 +130,15 @@ class GenerationWatcher:
 
     def _resolve(self, generation, trouble):
         try:
-            pointer = self._store.current()
+            newest = self._newest(generation)
+        except store_mod.MissingData:
+            newest = None  # the pointer is there, its manifest is not
         except store_mod.CacheError as exc:
             if not trouble or not trouble.startswith(UNREACHABLE):
                 LOG.warning('Cache unreachable (%s); serving the last '
                             'data this process has, marked stale', exc)
             return generation, '%s: %s' % (UNREACHABLE, exc)
-        if pointer is None:
+        if newest is None:
             if generation is None:
                 return None, None
             if trouble != _LOST:
@@ -138,10 +148,18 @@ class GenerationWatcher:
             return generation, _LOST
         if trouble:
             LOG.info('Cache readable again')
-        if (generation is None
-                or pointer.get(pub.GENERATION) != generation.id):
-            generation = Generation(pointer)
+        if newest is not generation:
             for listener in self._listeners:
-                listener(generation.id)
-            LOG.debug('Now serving generation %s', generation.id)
-        return generation, None
+                listener(newest)
+            LOG.debug('Now serving generation %s', newest.id)
+        return newest, None
+
+    def _newest(self, generation):
+        """The Generation the pointer names; None when there is none."""
+        pointer = self._store.current()
+        if pointer is None:
+            return None
+        if generation is not None and \
+                pointer.get(pub.GENERATION) == generation.id:
+            return generation
+        return Generation(pointer, self._store.manifest(pointer))

@@ -80,7 +80,7 @@ def exposition(reader):
     published = b''
     if view is not None:
         try:
-            held = reader.documents.get(view.generation.id, pub.METRICS)
+            held = reader.documents.get(view.generation, pub.METRICS)
         except generations.Unavailable:
             held = None
         published = held.body if held is not None else b''

@@ -11,11 +11,11 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Published documents decoded once per generation, and what is derived.
+"""Published documents decoded once, and what is derived from them.
 
 The lists and the name index are decoded to filter them and to tell an
-unknown flavor (404) from an unreadable one (503); a few values per
-generation, so a plain dict emptied on each new generation bounds them.
+unknown flavor (404) from an unreadable one (503); a few values at a time,
+so a plain dict, keyed by the entity tag of the decoded bytes, bounds them.
 """
 
 import json
@@ -38,47 +38,39 @@ class ParsedDocuments:
         self._values = {}
         self._lock = threading.Lock()
 
-    def get(self, generation_id, name):
-        """Document name as a JSON value; None if absent."""
-        key = (generation_id, name, None)
-        try:
-            return self._values[key]
-        except KeyError:
-            pass
-        held = self._documents.get(generation_id, name)
+    def get(self, generation, name):
+        """Document name as a JSON value; None if unknown."""
+        held = self._documents.get(generation, name)
         if held is None:
             return None
-        value = json.loads(held.body)
-        self._remember(key, value)
-        return value
+        return self._memo((held.etag, None), lambda: json.loads(held.body))
 
-    def derived(self, generation_id, name, purpose, compute):
-        """compute(value of document name), memoised per generation.
+    def derived(self, generation, name, purpose, compute):
+        """compute(value of document name), memoised while it is unchanged.
 
-        Raises generations.Unavailable when the document cannot be read:
-        the indexes are what says whether a name exists at all.
+        Raises generations.Unavailable when the generation has no such
+        document: the indexes are what says whether a name exists.
         """
-        key = (generation_id, name, purpose)
+        held = self._documents.get(generation, name)
+        if held is None:
+            raise generations.Unavailable(
+                'the published data has no %s document' % name)
+        return self._memo((held.etag, purpose),
+                          lambda: compute(self.get(generation, name)))
+
+    def _memo(self, key, make):
         try:
             return self._values[key]
         except KeyError:
             pass
-        value = self.get(generation_id, name)
-        if value is None:
-            raise generations.Unavailable(
-                '%s of generation %s is missing from the cache'
-                % (name, generation_id))
-        derived = compute(value)
-        self._remember(key, derived)
-        return derived
-
-    def _remember(self, key, value):
+        value = make()
         with self._lock:
             if len(self._values) >= MAX_ENTRIES:
                 self._values.clear()
             self._values[key] = value
+        return value
 
-    def keep_only(self, generation_id):
+    def keep_only(self, generation):
+        """Forget what generation no longer has."""
         with self._lock:
-            self._values = {k: v for k, v in self._values.items()
-                            if k[0] == generation_id}
+            self._values = {}

@@ -40,7 +40,7 @@ class Reader:
         """on_cold() fills a cold cache and says whether it did."""
         self.documents = documents_mod.DocumentCache(store)
         self.parsed = parsed_mod.ParsedDocuments(self.documents)
-        self.variants = variants_mod.Variants()
+        self.variants = variants_mod.Variants(self.documents)
         self.generations = generations_mod.GenerationWatcher(
             store, check_interval, stale_after,
             listeners=(self.documents.keep_only, self.parsed.keep_only,

@@ -44,8 +44,8 @@ def representation(request, held, view, content_type=JSON):
     headers = [('Content-Type', content_type),
                ('ETag', held.etag),
                (STALE_HEADER, 'true' if view.stale else 'false')]
-    if view.generation.last_modified:
-        headers.append(('Last-Modified', view.generation.last_modified))
+    if held.last_modified:
+        headers.append(('Last-Modified', held.last_modified))
     if ('HTTP_IF_NONE_MATCH' in request.environ and
             held.etag[1:-1] in request.if_none_match):
         return webob.Response(status=304, headerlist=headers[1:])

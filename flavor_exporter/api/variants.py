@@ -13,10 +13,12 @@
 #    under the License.
 """Answers made from a published document: filtered lists, stale copies.
 
-Each variant is built once per generation and then served as bytes, like
-a published document; the entry count bounds how many distinct
-``?name=`` values a client can make one process keep.
+Each variant is built once per version of its document and then served as
+bytes, like a published document; the entry count bounds how many
+distinct ``?name=`` values a client can make one process keep.
 """
+
+import zlib
 
 from flavor_exporter.api import documents
 from flavor_exporter.api import lru
@@ -27,19 +29,25 @@ MAX_ENTRIES = 1024
 
 
 class Variants:
-    """Memoised variants of the served generation's documents."""
+    """Memoised variants of published documents; thread-safe."""
 
-    def __init__(self, max_bytes=MAX_BYTES, max_entries=MAX_ENTRIES):
+    def __init__(self, document_cache, max_bytes=MAX_BYTES,
+                 max_entries=MAX_ENTRIES):
+        self._documents = document_cache
         self._lru = lru.BytesLRU(max_bytes, max_entries)
 
-    def get(self, generation_id, name, variant, make):
+    def get(self, generation, name, variant, make):
         """The Representation of one variant of document name.
 
         variant identifies it (it keys the memo and the entity tag);
-        make() builds its JSON value, or None when the document is absent
-        (then None is returned and nothing is remembered).
+        make() builds its JSON value, or None when there is nothing to
+        serve. None is returned when the document or its variant is
+        absent.
         """
-        key = (generation_id, name, variant)
+        base = self._documents.get(generation, name)
+        if base is None:
+            return None
+        key = (base.etag, variant)
         held = self._lru.get(key)
         if held is not None:
             return held
@@ -47,13 +55,16 @@ class Variants:
         if value is None:
             return None
         body = pub.encode(value)
+        tag = zlib.crc32(repr(variant).encode('utf-8'))
         held = documents.Representation(
-            body, documents.entity_tag(generation_id, name, variant))
+            body, '%s-%08x"' % (base.etag[:-1], tag), base.last_modified)
         self._lru.put(key, held, len(body) + documents.ENTRY_OVERHEAD)
         return held
 
-    def keep_only(self, generation_id):
-        self._lru.keep_only(lambda key: key[0] == generation_id)
+    def keep_only(self, generation):
+        """Forget variants of documents generation no longer has."""
+        current = {e.etag for e in generation.documents.values()}
+        self._lru.keep_only(lambda key: key[0] in current)
 
     def __len__(self):
         return len(self._lru)

@@ -138,22 +138,23 @@ def metrics(report):
 
 
 def documents(report):
-    """{document name: bytes} of one refresh, and the pointer fields."""
+    """{document name: bytes} of one refresh, and the pointer fields.
+
+    The documents carry stamps where they say when the cloud was read
+    (see flavor_exporter.common.published): the publisher and the API
+    fill them in.
+    """
     pointer = pub.pointer(report.collected_at, report.source,
                           len(report.flavors), report.api_calls)
-    head = {pub.TIMESTAMP: pointer[pub.TIMESTAMP],
-            pub.SOURCE: report.source, pub.STALE: False}
-    legacy_head = {pub.TIMESTAMP: pointer[pub.LEGACY_TIMESTAMP]}
+    head = {pub.TIMESTAMP: pub.COLLECTED_AT, pub.SOURCE: report.source,
+            pub.STALE: False}
     docs = {}
 
     gpu_flavors = [c for c in report.flavors
                    if c.gpu and c.request is not None]
-    docs[pub.LEGACY_LIST] = pub.encode(dict(
-        {pub.FLAVORS: [_legacy_flavor(c) for c in gpu_flavors]},
-        **legacy_head))
-    for capacity in gpu_flavors:
-        docs[pub.legacy_flavor(capacity.flavor.id)] = pub.encode(dict(
-            {pub.FLAVOR: _legacy_flavor(capacity)}, **legacy_head))
+    docs[pub.LEGACY_LIST] = pub.encode({
+        pub.FLAVORS: [_legacy_flavor(c) for c in gpu_flavors],
+        pub.TIMESTAMP: pub.REFRESHED_AT})
 
     listed = [(c, v2_flavor(c)) for c in report.flavors]
     docs[pub.v2_list()] = pub.encode(dict(

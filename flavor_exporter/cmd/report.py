@@ -66,9 +66,10 @@ def main(argv=None):
         sys.stderr.write('flavor-exporter-report: %s: %s\n'
                          % (type(exc).__name__, exc))
         return 1
-    documents, _ = render.documents(report)
+    documents, pointer = render.documents(report)
     name = pub.v2_list(True if conf.gpu else None)
-    document = json.loads(documents[name])
+    document = json.loads(pub.stamp(documents[name], pub.COLLECTED_AT,
+                                    pointer[pub.TIMESTAMP]))
     if conf.format == 'json':
         sys.stdout.write(json.dumps(document, indent=2) + '\n')
     else:

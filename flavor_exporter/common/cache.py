@@ -57,6 +57,20 @@ class MemcachedBackend:
         except (memcache_exc.MemcacheError, OSError) as exc:
             raise CacheError('memcached get %s: %s' % (key, exc)) from exc
 
+    def get_many(self, keys):
+        """{key: value} of the keys the cache holds."""
+        try:
+            return self._client.get_many(keys)
+        except (memcache_exc.MemcacheError, OSError) as exc:
+            raise CacheError('memcached get of %d keys: %s'
+                             % (len(keys), exc)) from exc
+
+    def delete_many(self, keys):
+        try:
+            self._client.delete_many(keys, noreply=True)
+        except (memcache_exc.MemcacheError, OSError) as exc:
+            raise CacheError('memcached delete: %s' % exc) from exc
+
     def set_many(self, values, ttl):
         try:
             failed = self._client.set_many(values, expire=ttl,
@@ -90,6 +104,16 @@ class MemoryBackend:
                 del self._items[key]
                 return None
             return value
+
+    def get_many(self, keys):
+        found = {key: self.get(key) for key in keys}
+        return {key: value for key, value in found.items()
+                if value is not None}
+
+    def delete_many(self, keys):
+        with self._lock:
+            for key in keys:
+                self._items.pop(key, None)
 
     def set_many(self, values, ttl):
         expires = time.monotonic() + ttl if ttl else 0

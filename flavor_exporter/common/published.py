@@ -18,16 +18,25 @@ writes them to the cache (flavor_exporter.common.store), the API reads and
 serves them (flavor_exporter.api). All three meet here and nowhere else:
 
 - document names: what a document holds, and which route serves it;
-- cache keys: how a name of a generation becomes a memcached key;
-- encoding: compact UTF-8 JSON, the bytes the API serves as they are;
+- encoding: compact UTF-8 JSON, the bytes the API serves as they are, with
+  stamps (placeholders) where a document says when the cloud was read;
+- the manifest: which stored parts make each document of a generation;
 - the pointer: the small entry naming the current generation;
+- cache keys: how those names become memcached keys;
 - the fields the API reads inside documents, to filter and index them.
+
+Documents are stored content-addressed: a part's name is made of the
+identity of the document's content (its bytes before stamping) and the
+time that content was first seen, so a refresh that changes nothing
+writes nothing but the pointer, and an unchanged document keeps its entity
+tag and Last-Modified time from one generation to the next.
 
 A change to a published field touches this module, the renderer,
 flavor_exporter/api/openapi.json and a test; nothing else.
 """
 
 import calendar
+import collections
 import datetime
 import hashlib
 import json
@@ -37,7 +46,8 @@ import urllib.parse
 # Document names, each published once per generation.
 
 #: GPU flavors in the predecessor's shape: ``{"flavors": [...],
-#: "timestamp"}``, served by ``/gpus/flavors``.
+#: "timestamp"}``, served by ``/gpus/flavors``; ``/gpus/flavors/{id}``
+#: serves one of its flavors. Its timestamp is REFRESHED_AT.
 LEGACY_LIST = 'legacy/flavors'
 #: Every flavor, ``{"timestamp", "source", "stale", "flavors": [...]}``.
 V2_LIST = 'v2/flavors'
@@ -45,11 +55,6 @@ V2_LIST = 'v2/flavors'
 V2_NAMES = 'v2/names'
 #: The per-flavor gauges, Prometheus text format 0.0.4 (not JSON).
 METRICS = 'metrics'
-
-
-def legacy_flavor(flavor_id):
-    """``{"flavor": {...}, "timestamp"}`` of one GPU flavor."""
-    return 'legacy/flavor/%s' % flavor_id
 
 
 def v2_list(gpu=None):
@@ -64,6 +69,10 @@ def v2_flavor(flavor_id):
     return 'v2/flavor/%s' % flavor_id
 
 
+#: The documents whose stamp is REFRESHED_AT: the API fills it in, so
+#: their bytes change with every generation.
+REFRESH_STAMPED = frozenset([LEGACY_LIST])
+
 # Fields the API reads inside documents.
 
 FLAVORS = 'flavors'            # the list of a list document
@@ -76,14 +85,33 @@ ZONES = 'availability_zones'   # {zone: {TOTAL, AVAILABLE}}
 STALE = 'stale'                # set to true by the API on old data
 LEGACY_ID = 'flavor_openstack_id'
 
+# Stamps: what the renderer writes where a document says when the cloud
+# was read. NUL cannot occur in a flavor's name or in any other rendered
+# string, so a stamp is never mistaken for data.
+
+#: Replaced by the publisher with the time (ISO 8601 UTC) the document's
+#: content was first seen: it changes only when the content does.
+COLLECTED_AT = '\x00collected-at\x00'
+#: Replaced by the API with the pointer's LEGACY_TIMESTAMP: the latest
+#: refresh, as the predecessor's documents said.
+REFRESHED_AT = '\x00refreshed-at\x00'
+
 # The pointer: the cache entry naming the current generation.
 
-GENERATION = 'generation'
+GENERATION = 'generation'      # unique id of the generation
+SEQUENCE = 'sequence'          # grows by one with each generation
+MANIFEST = 'manifest'          # the manifest's Entry, as a list
 TIMESTAMP = 'timestamp'        # ISO 8601 UTC, when the cloud was read
 LEGACY_TIMESTAMP = 'legacy_timestamp'
 SOURCE = 'source'
 FLAVOR_COUNT = 'flavor_count'
 API_CALLS = 'api_calls'
+
+# The manifest: {DOCUMENTS: {document name: Entry as a list}}.
+DOCUMENTS = 'documents'
+# The largest stored part. memcached refuses items over its -I size (1 MB
+# by default); a larger document is stored in several parts.
+PART_BYTES = 512 * 1024
 
 # The status entry: the worker's last refresh attempt, good or bad. The API
 # serves it whole at /v2/status and reads these fields for /metrics.
@@ -110,6 +138,47 @@ STATUS_NAME = 'status'
 _MAX_NAME = 160
 
 
+class Entry(collections.namedtuple('Entry', 'identity changed_at parts')):
+    """One stored document: content identity, when first seen, parts."""
+
+    def part_names(self):
+        return ['blob/%s-%d-%d' % (self.identity, self.changed_at, i)
+                for i in range(self.parts)]
+
+    @property
+    def etag(self):
+        """The strong entity tag of the bytes this entry stores."""
+        return '"%s-%x"' % (self.identity, self.changed_at)
+
+
+def identity(body):
+    """A short digest of bytes: equal content, equal identity."""
+    return hashlib.blake2b(body, digest_size=10).hexdigest()
+
+
+def split(body):
+    """The parts body is stored in (at least one)."""
+    return [body[i:i + PART_BYTES]
+            for i in range(0, max(len(body), 1), PART_BYTES)]
+
+
+def stamp(body, placeholder, value):
+    """body with every stamp placeholder replaced by the string value."""
+    return body.replace(_fragment(placeholder), _fragment(value))
+
+
+def served(name, stored, pointer):
+    """The bytes the API serves for document name as stored."""
+    if name in REFRESH_STAMPED:
+        return stamp(stored, REFRESHED_AT, pointer.get(LEGACY_TIMESTAMP, ''))
+    return stored
+
+
+def _fragment(text):
+    # How a string looks inside encoded JSON, quotes excluded.
+    return json.dumps(text, ensure_ascii=False)[1:-1].encode('utf-8')
+
+
 def encode(value):
     """Compact JSON bytes: what is stored and served byte for byte."""
     return json.dumps(value, separators=(',', ':'),
@@ -124,6 +193,10 @@ def decode(raw):
 def iso_timestamp(moment):
     return moment.astimezone(datetime.timezone.utc).strftime(
         '%Y-%m-%dT%H:%M:%SZ')
+
+
+def iso_from_epoch(seconds):
+    return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(seconds))
 
 
 def legacy_timestamp(moment):
@@ -142,7 +215,7 @@ def epoch(timestamp):
 
 
 def pointer(collected_at, source, flavor_count, api_calls):
-    """The pointer fields of a generation, except GENERATION itself."""
+    """The pointer fields a refresh knows; the store adds the others."""
     return {TIMESTAMP: iso_timestamp(collected_at),
             LEGACY_TIMESTAMP: legacy_timestamp(collected_at),
             SOURCE: source,
@@ -158,6 +231,12 @@ def key(prefix, name):
     return '%s:%s' % (prefix, safe)
 
 
-def document_key(prefix, generation, name):
-    """The memcached key of document name of a generation."""
-    return key(prefix, '%s/%s' % (generation, name))
+def manifest_entries(manifest):
+    """{document name: Entry} of a decoded manifest."""
+    return {name: Entry(*fields)
+            for name, fields in manifest[DOCUMENTS].items()}
+
+
+def encode_manifest(entries):
+    return encode({DOCUMENTS: {name: list(entry)
+                               for name, entry in sorted(entries.items())}})

@@ -114,6 +114,21 @@ def documents(flavor_list=None, collected_at=None, source='placement',
     return docs, pointer
 
 
+def publish(store, flavor_list=None, collected_at=None, host_list=None):
+    """Publish the documents of a sample cloud as the worker does.
+
+    Returns {document name: bytes the API serves}, read back from store.
+    """
+    collected_at = collected_at or datetime.datetime.now(
+        datetime.timezone.utc)
+    docs, pointer = documents(flavor_list, collected_at,
+                              host_list=host_list)
+    pointer = store.publish(docs, pointer, collected_at)
+    store.write_status(status())
+    return {name: pub.served(name, store.read(entry), pointer)
+            for name, entry in store.manifest(pointer).items()}
+
+
 class Source:
     """Collects the sample snapshot: the worker's Refresher, no cloud."""
 

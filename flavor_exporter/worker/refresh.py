@@ -97,7 +97,7 @@ class Refresher:
             documents, pointer = render.documents(report)
             pointer[pub.DURATION] = round(
                 time.monotonic() - started, 3)
-            self._store.publish(documents, pointer)
+            self._store.publish(documents, pointer, report.collected_at)
         except Exception as exc:
             # The boundary of the periodic task: whatever went wrong, the
             # last good generation stays published and the worker lives on.
@@ -106,7 +106,7 @@ class Refresher:
             self._record(started, error='%s: %s'
                          % (type(exc).__name__, exc))
             return False
-        self._last_documents = (documents, pointer)
+        self._last_documents = (documents, pointer, report.collected_at)
         self._status['collect'] = getattr(self._source, 'last_stats', None)
         self._record(started, api_calls=report.api_calls)
         LOG.info('Published capacity of %d flavors from %s in %.2fs '
@@ -142,8 +142,9 @@ class Refresher:
         try:
             if self._store.current() is not None:
                 return False
-            documents, pointer = self._last_documents
-            self._store.publish(documents, pointer)
+            documents, pointer, collected_at = self._last_documents
+            self._store.publish(documents, pointer, collected_at,
+                                rewrite=True)
             self._store.write_status(self._status)
         except cache.CacheError as exc:
             LOG.debug('Cache still unavailable: %s', exc)

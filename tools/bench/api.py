@@ -46,6 +46,7 @@ import tempfile
 import time
 import urllib.request
 
+from pymemcache.client import base as memcache
 import webob
 
 from flavor_exporter.api import wsgi_env
@@ -69,12 +70,14 @@ APPS = ('bare', 'stock', 'fixed')
 TARGETS = {'ratio_to_bare': 0.8, 'p99_ms_at_64': 20.0}
 
 
-def published_documents(flavors):
-    """(documents, pointer) the worker renders for a synthetic cloud."""
+def publish(store, flavors):
+    """Publish what the worker renders for a synthetic cloud; its pointer."""
     snapshot = engine_bench.synthetic_snapshot(HOSTS, flavors)
     options = engine.Options(
         aliases=request.parse_aliases(engine_bench.ALIASES))
-    return render.documents(engine.compute(snapshot, options))
+    report = engine.compute(snapshot, options)
+    docs, pointer = render.documents(report)
+    return store.publish(docs, pointer, report.collected_at)
 
 
 def parse_wrk(output):
@@ -173,10 +176,19 @@ class Bench:
         conf.set_override('workers', self.args.workers, 'api')
         self.conf = conf
         self.store = store_mod.DocumentStore.from_conf(conf)
-        docs, pointer = published_documents(self.args.flavors)
-        self.generation = self.store.publish(docs, pointer)
-        self.sizes = {name: len(docs[name])
-                      for name in DOCUMENTS.values()}
+        pointer = publish(self.store, self.args.flavors)
+        # What the API serves, stored under one key per path for bare.
+        served = {path: pub.served(name, self.store.document(pointer, name),
+                                   pointer)
+                  for path, name in DOCUMENTS.items()}
+        self.bare_keys = {path: '%s:bare%s' % (KEY_PREFIX, path)
+                          for path in DOCUMENTS}
+        host, port = self.memcached.servers[0].rsplit(':', 1)
+        client = memcache.Client((host, int(port)))
+        for path, body in served.items():
+            client.set(self.bare_keys[path], body)
+        client.close()
+        self.sizes = {path: len(body) for path, body in served.items()}
         self.config_file = os.path.join(self.workdir, 'bench.conf')
         with open(self.config_file, 'w') as f:
             f.write('[document_cache]\nmemcache_servers = %s\n'
@@ -197,8 +209,7 @@ class Bench:
         env = dict(os.environ, **wsgi_env.environment([self.config_file]))
         env.update({api_apps.APP_ENV: name,
                     api_apps.SERVER_ENV: self.memcached.servers[0],
-                    api_apps.KEY_ENV: self.store.document_key(
-                        self.generation, DOCUMENTS[path]),
+                    api_apps.KEY_ENV: self.bare_keys[path],
                     'PYTHONPATH': os.pathsep.join(
                         [os.getcwd()] + sys.path[1:])})
         process = subprocess.Popen(argv, env=env, start_new_session=True,
@@ -257,7 +268,7 @@ class Bench:
         return results, servers['fixed'][2]
 
     def measure_cpu(self, path):
-        key = self.store.document_key(self.generation, DOCUMENTS[path])
+        key = self.bare_keys[path]
         bare = api_apps.Bare(self.memcached.servers[0], key)
         fixed = api_apps.api(True, self.conf)
         figures = {'bare': cpu_us_per_request(bare, path,
@@ -295,7 +306,7 @@ class Bench:
                              for c in servers[name]}
                       for name in servers}
             report['paths'][path] = {
-                'document_bytes': self.sizes[DOCUMENTS[path]],
+                'document_bytes': self.sizes[path],
                 'servers': servers,
                 'ratio_to_bare': ratios,
                 # Requests per CPU second relative to bare: the ratio of

@@ -22,15 +22,14 @@ import pecan
 import webob.exc
 
 from flavor_exporter.api.controllers import base
-from flavor_exporter.api import generations
 from flavor_exporter.api import responses
 from flavor_exporter.common import published as pub
 
 UNKNOWN_FLAVOR = 'Unknown flavor id!'
 
 
-def _ids(document):
-    return frozenset(f[pub.LEGACY_ID] for f in document[pub.FLAVORS])
+def _flavors_by_id(document):
+    return {f[pub.LEGACY_ID]: f for f in document[pub.FLAVORS]}
 
 
 class FlavorsController(base.CollectionController):
@@ -42,8 +41,7 @@ class FlavorsController(base.CollectionController):
     @pecan.expose()
     def collection(self):
         view = responses.current_view(self._reader, self._retry_after)
-        held = self._reader.documents.get(view.generation.id,
-                                          pub.LEGACY_LIST)
+        held = self._reader.documents.get(view.generation, pub.LEGACY_LIST)
         if held is None:
             raise responses.service_unavailable(
                 'The published data has no legacy list; is the worker '
@@ -53,18 +51,19 @@ class FlavorsController(base.CollectionController):
     @pecan.expose()
     def item(self, flavor_id):
         view = responses.current_view(self._reader, self._retry_after)
-        # The list says which ids exist, so that an unknown id costs no
-        # cache round trip and a missing document is a cache problem.
-        ids = self._reader.parsed.derived(view.generation.id,
-                                          pub.LEGACY_LIST, 'ids', _ids)
-        if flavor_id not in ids:
+        # One flavor of the list, made once per version of the list.
+        by_id = self._reader.parsed.derived(
+            view.generation, pub.LEGACY_LIST, 'by id', _flavors_by_id)
+        if flavor_id not in by_id:
             raise webob.exc.HTTPNotFound(detail=UNKNOWN_FLAVOR)
-        held = self._reader.documents.get(view.generation.id,
-                                          pub.legacy_flavor(flavor_id))
-        if held is None:
-            raise generations.Unavailable(
-                'the data of flavor %s is missing from the cache'
-                % flavor_id)
+
+        def make():
+            listed = self._reader.parsed.get(view.generation,
+                                             pub.LEGACY_LIST)
+            return {pub.FLAVOR: by_id[flavor_id],
+                    pub.TIMESTAMP: listed[pub.TIMESTAMP]}
+        held = self._reader.variants.get(view.generation, pub.LEGACY_LIST,
+                                         ('flavor', flavor_id), make)
         return responses.representation(pecan.request, held, view)
 
 

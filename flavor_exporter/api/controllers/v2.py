@@ -27,11 +27,6 @@ def _bad_request(exc):
     return webob.exc.HTTPBadRequest(detail=str(exc))
 
 
-def _index(names):
-    """(flavor ids, {name: id}) from the V2_NAMES document."""
-    return frozenset(names.values()), names
-
-
 def _marked_stale(document):
     return dict(document, **{pub.STALE: True})
 
@@ -54,7 +49,7 @@ class FlavorsController(base.CollectionController):
         view = self._view()
         name = query.document()
         if not query.rewrites and not view.stale:
-            held = self._reader.documents.get(view.generation.id, name)
+            held = self._reader.documents.get(view.generation, name)
         else:
             held = self._rewritten(view, name, query)
         if held is None:
@@ -64,24 +59,22 @@ class FlavorsController(base.CollectionController):
         return responses.representation(pecan.request, held, view)
 
     def _rewritten(self, view, name, query):
-        generation_id = view.generation.id
+        generation = view.generation
         parsed = self._reader.parsed
 
         def make():
-            document = parsed.get(generation_id, name)
-            if document is None:
-                return None
+            document = parsed.get(generation, name)
             if query.rewrites:
                 zones = None
                 if query.availability_zone is not None:
                     zones = filters.known_zones(
-                        parsed.get(generation_id, pub.V2_LIST) or {})
+                        parsed.get(generation, pub.V2_LIST) or {})
                 document = filters.apply(query, document, zones)
             return _marked_stale(document) if view.stale else document
 
         variant = (query.availability_zone, query.name, view.stale)
         try:
-            return self._reader.variants.get(generation_id, name, variant,
+            return self._reader.variants.get(generation, name, variant,
                                              make)
         except filters.BadQuery as exc:
             raise _bad_request(exc)
@@ -93,30 +86,28 @@ class FlavorsController(base.CollectionController):
         except filters.BadQuery as exc:
             raise _bad_request(exc)
         view = self._view()
-        # Ids first: a flavor may be named like another's id.
-        ids, names = self._reader.parsed.derived(
-            view.generation.id, pub.V2_NAMES, 'index', _index)
-        flavor_id = key if key in ids else names.get(key)
+        # Ids first: a flavor may be named like another's id. The
+        # manifest knows the ids; the names cost one decoded document.
+        generation = view.generation
+        if pub.v2_flavor(key) in generation.documents:
+            flavor_id = key
+        else:
+            flavor_id = self._reader.parsed.derived(
+                generation, pub.V2_NAMES, 'names', dict).get(key)
         if flavor_id is None:
             raise webob.exc.HTTPNotFound(
                 detail='No flavor has the id or name "%s".' % key)
-        held = self._flavor(view, flavor_id)
+        name = pub.v2_flavor(flavor_id)
+        if view.stale:
+            held = self._reader.variants.get(
+                generation, name, 'stale', lambda: _marked_stale(
+                    self._reader.parsed.get(generation, name)))
+        else:
+            held = self._reader.documents.get(generation, name)
         if held is None:
             raise generations.Unavailable(
-                'the data of flavor %s is missing from the cache'
-                % flavor_id)
+                'the data of flavor %s is not published' % flavor_id)
         return responses.representation(pecan.request, held, view)
-
-    def _flavor(self, view, flavor_id):
-        generation_id = view.generation.id
-        name = pub.v2_flavor(flavor_id)
-        if not view.stale:
-            return self._reader.documents.get(generation_id, name)
-
-        def make():
-            document = self._reader.parsed.get(generation_id, name)
-            return None if document is None else _marked_stale(document)
-        return self._reader.variants.get(generation_id, name, 'stale', make)
 
 
 class V2Controller:

@@ -101,10 +101,9 @@ class TestFlavorExporterApi(base.TestCase):
         self.assertEqual(503, status)
         self.assertIn('Retry-After', headers)
 
-        docs, pointer = sample_cloud.documents(
-            sample_cloud.many_flavors(50),
-            host_list=sample_cloud.many_hosts(4))
-        self.store.publish(docs, pointer)
+        docs = sample_cloud.publish(self.store,
+                                    sample_cloud.many_flavors(50),
+                                    host_list=sample_cloud.many_hosts(4))
         status, headers, body = fetch_ok(self.port, '/gpus/flavors/')
         self.assertEqual(200, status)
         self.assertEqual('application/json', headers['Content-Type'])

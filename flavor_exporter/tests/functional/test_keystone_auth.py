@@ -176,7 +176,7 @@ class WorkerCredentialsBase(base.TestCase):
         self.assertEqual('placement', pointer['source'])
         # oslo.log writes to stdout here (no log_file, no use_stderr).
         self.assertIn('Capacity source: placement', done.stdout)
-        document = json.loads(self.store.document(pointer['generation'],
+        document = json.loads(self.store.document(pointer,
                                                   pub.V2_LIST))
         self.assertCloudNumbers(document)
         self.assertIsNone(self.store.status()['last_error'])

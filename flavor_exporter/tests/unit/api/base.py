@@ -19,6 +19,7 @@ import webtest
 
 from flavor_exporter.api import app
 from flavor_exporter.common import cache
+from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
@@ -82,10 +83,15 @@ class ApiTestCase(base.TestCase):
         """
         collected_at = (datetime.datetime.now(datetime.timezone.utc) -
                         datetime.timedelta(seconds=age))
-        docs, pointer = sample.documents(flavors, collected_at)
-        self.generation = self.store.publish(docs, pointer)
-        self.store.write_status(sample.status())
-        return docs
+        served = sample.publish(self.store, flavors, collected_at)
+        self.generation = self.store.current()[pub.GENERATION]
+        return served
+
+    def forget(self, name):
+        """Make the cache lose the stored parts of document name."""
+        entry = self.store.manifest(self.store.current())[name]
+        for part in entry.part_names():
+            del self.backend._items[pub.key(self.store._prefix, part)]
 
     def assertJsonError(self, response, code, message=None, legacy=False):
         self.assertEqual(code, response.status_int)

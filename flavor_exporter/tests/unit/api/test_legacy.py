@@ -13,6 +13,7 @@
 #    under the License.
 """/gpus/flavors: the predecessor's shapes, byte for byte."""
 
+import json
 import re
 
 from flavor_exporter.tests.unit.api import base
@@ -42,8 +43,12 @@ class TestLegacy(base.ApiTestCase):
     def test_one(self):
         docs = self.publish()
         response = self.app.get('/gpus/flavors/g1')
-        self.assertEqual(docs['legacy/flavor/g1'], response.body)
         self.assertEqual(['flavor', 'timestamp'], list(response.json))
+        listed = json.loads(docs['legacy/flavors'])
+        self.assertEqual(listed['timestamp'], response.json['timestamp'])
+        # Compact JSON, like the predecessor's and the list.
+        self.assertEqual(json.dumps(response.json, separators=(',', ':'))
+                         .encode(), response.body)
         self.assertEqual({'flavor_openstack_id': 'g1',
                           'flavor_name': 'gpu.a100', 'available': 2,
                           'total': 4}, response.json['flavor'])
@@ -70,10 +75,9 @@ class TestLegacy(base.ApiTestCase):
 
     def test_known_id_missing_from_cache_is_503(self):
         self.publish()
-        key = self.store.document_key(self.generation, 'legacy/flavor/g1')
-        del self.backend._items[key]
+        self.forget('legacy/flavors')
         self.assertJsonError(self.app.get('/gpus/flavors/g1', status=503),
-                             503, 'missing', legacy=True)
+                             503, 'the cache lost', legacy=True)
 
     def test_query_string_ignored(self):
         docs = self.publish()

@@ -12,6 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import datetime
 import json
 import time
 from unittest import mock
@@ -22,6 +23,7 @@ from flavor_exporter.api import documents
 from flavor_exporter.api import generations
 from flavor_exporter.api import reader as reader_mod
 from flavor_exporter.api import variants
+from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
 from flavor_exporter.tests.unit.api import base
 
@@ -60,20 +62,25 @@ class TestReader(testtools.TestCase):
             wall_clock=lambda: self.wall)
 
     def raw(self, view, name):
-        held = self.reader.documents.get(view.generation.id, name)
+        held = self.reader.documents.get(view.generation, name)
         return None if held is None else held.body
 
     def variant(self, view, name, variant, build):
-        generation_id = view.generation.id
-
         def make():
-            value = self.reader.parsed.get(generation_id, name)
-            return None if value is None else build(value)
-        return self.reader.variants.get(generation_id, name, variant, make)
+            return build(self.reader.parsed.get(view.generation, name))
+        return self.reader.variants.get(view.generation, name, variant,
+                                        make)
 
-    def publish(self, docs=None, age=0):
+    def generation(self):
+        pointer = self.store.current()
+        return generations.Generation(pointer, self.store.manifest(pointer))
+
+    def publish(self, docs=None, age=0, rewrite=False):
         docs = docs or {'a': b'{"stale":false,"x":1}', 'b': b'"bee"'}
-        return self.store.publish(docs, pointer_at(self.wall - age))
+        moment = datetime.datetime.fromtimestamp(self.wall - age,
+                                                 datetime.timezone.utc)
+        return self.store.publish(docs, pointer_at(self.wall - age),
+                                  moment, rewrite=rewrite)[pub.GENERATION]
 
     def test_cold(self):
         self.assertRaises(generations.NoData, self.reader.view, fill=False)
@@ -111,7 +118,7 @@ class TestReader(testtools.TestCase):
             view = self.reader.view()
             self.raw(view, 'a')
             self.variant(view, 'a', 'v', lambda doc: doc)
-            self.reader.parsed.derived(view.generation.id, 'a', 'keys', sorted)
+            self.reader.parsed.derived(view.generation, 'a', 'keys', sorted)
         # The variant is decoded from the bytes held here too.
         self.assertEqual(gets, self.backend.gets)
 
@@ -166,7 +173,8 @@ class TestReader(testtools.TestCase):
         self.assertTrue(view.stale)
         self.assertEqual(generations._LOST, view.trouble)
         self.assertIsNotNone(self.raw(view, 'a'))
-        republished = self.publish()
+        # As the worker does when it finds the pointer gone.
+        republished = self.publish(rewrite=True)
         self.clock.now = 10
         view = self.reader.view()
         self.assertEqual(republished, view.generation.id)
@@ -181,39 +189,48 @@ class TestReader(testtools.TestCase):
         self.assertEqual(1, build.call_count)
         self.assertIs(first, again)
         self.assertEqual({'stale': True, 'x': 1}, json.loads(first.body))
-        plain = self.reader.documents.get(view.generation.id, 'a')
+        plain = self.reader.documents.get(view.generation, 'a')
         self.assertEqual(b'{"stale":false,"x":1}', plain.body)
         self.assertNotEqual(plain.etag, first.etag)
         self.assertIsNone(self.variant(view, 'absent', 'v', build))
 
-    def test_etag_changes_with_generation(self):
-        self.publish()
-        first = self.reader.documents.get(self.reader.view().generation.id,
+    def test_etag_and_time_follow_the_content(self):
+        self.publish(age=10)
+        first = self.reader.documents.get(self.reader.view().generation,
                                           'b')
+        self.wall += 150
         self.publish()
         self.clock.now = 5
-        second = self.reader.documents.get(
-            self.reader.view().generation.id, 'b')
-        self.assertEqual(first.body, second.body)
-        self.assertNotEqual(first.etag, second.etag)
+        same = self.reader.documents.get(self.reader.view().generation, 'b')
+        self.assertEqual(first, same)
         self.assertTrue(first.etag.startswith('"'))
         self.assertTrue(first.etag.endswith('"'))
+        self.assertEqual('Fri, 15 Jan 2027 07:59:50 GMT',
+                         first.last_modified)
+        self.publish({'a': b'1', 'b': b'"wasp"'})
+        self.clock.now = 10
+        changed = self.reader.documents.get(self.reader.view().generation,
+                                            'b')
+        self.assertNotEqual(first.etag, changed.etag)
+        self.assertEqual('Fri, 15 Jan 2027 08:02:30 GMT',
+                         changed.last_modified)
 
     def test_decoded_is_memoised(self):
         self.publish()
         view = self.reader.view()
         parsed = self.reader.parsed
-        self.assertIs(parsed.get(view.generation.id, 'a'),
-                      parsed.get(view.generation.id, 'a'))
-        self.assertIsNone(parsed.get(view.generation.id, 'absent'))
+        self.assertIs(parsed.get(view.generation, 'a'),
+                      parsed.get(view.generation, 'a'))
+        self.assertIsNone(parsed.get(view.generation, 'absent'))
 
     def test_documents_bounded_by_bytes(self):
-        cache = documents.DocumentCache(self.store, max_bytes=1000)
-        generation = self.publish({'big%d' % i: b'x' * 300
-                                   for i in range(5)})
+        cache = documents.DocumentCache(self.store, max_bytes=1100)
+        self.publish({'big%d' % i: b'"%s"' % (b'x' * 300 + b'%d' % i)
+                      for i in range(5)})
+        generation = self.generation()
         for i in range(5):
             cache.get(generation, 'big%d' % i)
-        self.assertLessEqual(cache._lru._bytes, 1000)
+        self.assertLessEqual(cache._lru._bytes, 1100)
         self.assertEqual(2, len(cache))
         gets = self.backend.gets
         cache.get(generation, 'big4')
@@ -222,31 +239,43 @@ class TestReader(testtools.TestCase):
         self.assertEqual(gets + 1, self.backend.gets)
 
     def test_variants_bounded_by_entries(self):
-        memo = variants.Variants(max_entries=3)
+        self.publish()
+        memo = variants.Variants(self.reader.documents, max_entries=3)
         for i in range(10):
-            memo.get('g', 'a', i, lambda: {'x': 1})
+            memo.get(self.generation(), 'a', i, lambda: {'x': 1})
         self.assertEqual(3, len(memo))
 
-    def test_absent_documents_not_remembered(self):
-        # A miss may be a failing cache (see _lookup): ask again.
+    def test_unknown_documents_cost_no_round_trip(self):
+        # The manifest lists every document of the generation.
         self.publish()
         view = self.reader.view()
         gets = self.backend.gets
         self.assertIsNone(self.raw(view, 'absent'))
-        self.assertIsNone(self.raw(view, 'absent'))
-        self.assertEqual(gets + 2, self.backend.gets)
+        self.assertEqual(gets, self.backend.gets)
+
+    def test_lost_parts_are_unavailable_not_remembered(self):
+        self.publish()
+        view = self.reader.view()
+        entry = view.generation.documents['a']
+        for part in entry.part_names():
+            del self.backend._items[pub.key('test', part)]
+        self.assertRaises(generations.Unavailable, self.raw, view, 'a')
+        self.store.publish({'a': b'{"stale":false,"x":1}', 'b': b'"bee"'},
+                           pointer_at(self.wall), datetime.datetime.now(
+                               datetime.timezone.utc), rewrite=True)
+        self.assertIsNotNone(self.raw(view, 'a'))
 
     def test_derived(self):
         self.publish()
         view = self.reader.view()
         compute = mock.Mock(return_value='keys')
         derived = self.reader.parsed.derived
-        generation_id = view.generation.id
-        self.assertEqual('keys', derived(generation_id, 'a', 'k', compute))
-        self.assertEqual('keys', derived(generation_id, 'a', 'k', compute))
+        generation = view.generation
+        self.assertEqual('keys', derived(generation, 'a', 'k', compute))
+        self.assertEqual('keys', derived(generation, 'a', 'k', compute))
         compute.assert_called_once_with({'stale': False, 'x': 1})
         self.assertRaises(generations.Unavailable, derived,
-                          generation_id, 'absent', 'k', compute)
+                          generation, 'absent', 'k', compute)
 
     def test_cold_cache_handed_to_on_cold(self):
         def fill():
@@ -280,7 +309,8 @@ class TestReader(testtools.TestCase):
                          self.reader.view().generation.last_modified)
 
     def test_pointer_without_timestamp_is_stale(self):
-        self.store.publish({'a': b'1'}, {})
+        self.store.publish({'a': b'1'}, {}, datetime.datetime.now(
+            datetime.timezone.utc))
         view = self.reader.view()
         self.assertIsNone(view.age)
         self.assertTrue(view.stale)

@@ -13,6 +13,7 @@
 #    under the License.
 """/, /metrics, /docs/, /healthcheck, and errors outside the data routes."""
 
+import datetime
 import re
 from unittest import mock
 
@@ -88,7 +89,8 @@ class TestMetrics(base.ApiTestCase):
     def test_published_without_final_newline(self):
         docs, pointer = sample.documents()
         docs[pub.METRICS] = b'a 1'
-        self.store.publish(docs, pointer)
+        self.store.publish(docs, pointer, datetime.datetime.now(
+            datetime.timezone.utc))
         text = self.app.get('/metrics').text
         self.assertTrue(text.startswith('a 1\n# HELP '), text)
         self.assertTrue(text.endswith('\n'))

@@ -14,6 +14,7 @@
 """The in-process threaded server of flavor-exporter-all."""
 
 import concurrent.futures
+import datetime
 import http.client
 import socket
 import time
@@ -21,6 +22,7 @@ from unittest import mock
 
 from flavor_exporter.api import server
 from flavor_exporter.common import cache
+from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
@@ -96,8 +98,11 @@ class TestApiService(base.ApiTestCase):
         shared = store.DocumentStore.from_conf(self.conf)
         self.assertIs(cache._MEMORY, shared._backend)
         docs, pointer = sample.documents()
-        shared.publish(docs, pointer)
+        pointer = shared.publish(docs, pointer, datetime.datetime.now(
+            datetime.timezone.utc))
         status, body = get(service.port, '/gpus/flavors')
-        self.assertEqual((200, docs['legacy/flavors']), (status, body))
+        self.assertEqual(
+            (200, pub.served(pub.LEGACY_LIST, docs[pub.LEGACY_LIST],
+                             pointer)), (status, body))
         service.stop()
         service.wait()

@@ -31,11 +31,9 @@ class TestDocuments(testtools.TestCase):
         return json.loads(self.docs[name])
 
     def test_names_are_the_contracts(self):
-        gpu = ['g1', 'g2']
         everyone = ['1', 'bad', 'g1', 'g2', 'index']
         expected = ({pub.LEGACY_LIST, pub.V2_NAMES, pub.METRICS,
                      pub.v2_list(), pub.v2_list(True), pub.v2_list(False)}
-                    | {pub.legacy_flavor(i) for i in gpu}
                     | {pub.v2_flavor(i) for i in everyone})
         self.assertEqual(expected, set(self.docs))
 
@@ -47,7 +45,8 @@ class TestDocuments(testtools.TestCase):
     def test_fields_the_api_reads(self):
         listed = self.decoded(pub.V2_LIST)
         self.assertIs(False, listed[pub.STALE])
-        self.assertEqual(self.pointer[pub.TIMESTAMP], listed[pub.TIMESTAMP])
+        # The publisher stamps when the content was first seen.
+        self.assertEqual(pub.COLLECTED_AT, listed[pub.TIMESTAMP])
         large = {f[pub.ID]: f for f in listed[pub.FLAVORS]}['1']
         self.assertEqual('m1.large', large[pub.NAME])
         self.assertEqual((8, 7), (large[pub.TOTAL], large[pub.AVAILABLE]))
@@ -63,15 +62,13 @@ class TestDocuments(testtools.TestCase):
     def test_legacy_shape(self):
         legacy = self.decoded(pub.LEGACY_LIST)
         self.assertEqual([pub.FLAVORS, pub.TIMESTAMP], list(legacy))
-        self.assertEqual(self.pointer[pub.LEGACY_TIMESTAMP],
-                         legacy[pub.TIMESTAMP])
+        # The API stamps the time of the latest refresh.
+        self.assertEqual(pub.REFRESHED_AT, legacy[pub.TIMESTAMP])
         self.assertEqual(
             [{pub.LEGACY_ID: 'g2', 'flavor_name': 'GPU.V100-small',
               pub.AVAILABLE: 2, pub.TOTAL: 2},
              {pub.LEGACY_ID: 'g1', 'flavor_name': 'gpu.a100',
               pub.AVAILABLE: 2, pub.TOTAL: 4}], legacy[pub.FLAVORS])
-        self.assertEqual(legacy[pub.FLAVORS][1],
-                         self.decoded(pub.legacy_flavor('g1'))[pub.FLAVOR])
 
     def test_gpu_lists_split_the_whole_list(self):
         ids = {gpu: [f[pub.ID] for f in

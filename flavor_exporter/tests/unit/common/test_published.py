@@ -27,26 +27,60 @@ class TestNames(testtools.TestCase):
         self.assertEqual('v2/flavors?gpu=false', pub.v2_list(False))
 
     def test_one_flavor(self):
-        self.assertEqual('legacy/flavor/f1', pub.legacy_flavor('f1'))
         self.assertEqual('v2/flavor/f1', pub.v2_flavor('f1'))
-        self.assertNotEqual(pub.legacy_flavor('x'), pub.v2_flavor('x'))
 
 
 class TestKeys(testtools.TestCase):
 
-    def test_document_key(self):
-        self.assertEqual('fe:g1/v2/flavor/a%20b',
-                         pub.document_key('fe', 'g1', 'v2/flavor/a b'))
+    def test_part_names(self):
+        entry = pub.Entry('abc', 1800000000, 2)
+        self.assertEqual(['blob/abc-1800000000-0', 'blob/abc-1800000000-1'],
+                         entry.part_names())
+        self.assertEqual('fe:blob/abc-1800000000-0',
+                         pub.key('fe', entry.part_names()[0]))
 
     def test_long_names_hashed_within_memcached_limits(self):
-        key = pub.document_key('fe', 'g', 'v2/flavor/' + 'x y' * 200)
+        key = pub.key('fe', 'v2/flavor/' + 'x y' * 200)
         self.assertLessEqual(len(key), 250)
-        self.assertNotEqual(
-            key, pub.document_key('fe', 'g', 'v2/flavor/' + 'x z' * 200))
+        self.assertNotEqual(key, pub.key('fe', 'v2/flavor/' + 'x z' * 200))
 
     def test_no_control_characters(self):
         key = pub.key('fe', 'a b\nc\x00')
         self.assertFalse(any(c.isspace() or ord(c) < 32 for c in key))
+
+
+class TestContent(testtools.TestCase):
+
+    def test_identity_and_etag_follow_the_bytes(self):
+        self.assertEqual(pub.identity(b'a'), pub.identity(b'a'))
+        self.assertNotEqual(pub.identity(b'a'), pub.identity(b'b'))
+        self.assertNotEqual(pub.Entry('i', 1, 1).etag,
+                            pub.Entry('i', 2, 1).etag)
+
+    def test_split(self):
+        body = b'x' * (pub.PART_BYTES * 2 + 1)
+        self.assertEqual(body, b''.join(pub.split(body)))
+        self.assertEqual(3, len(pub.split(body)))
+        self.assertEqual([b''], pub.split(b''))
+
+    def test_stamps(self):
+        template = pub.encode({'t': pub.COLLECTED_AT,
+                               'name': 'a@collected-at@'})
+        stamped = pub.stamp(template, pub.COLLECTED_AT,
+                            '2027-01-15T08:00:00Z')
+        self.assertEqual({'t': '2027-01-15T08:00:00Z',
+                          'name': 'a@collected-at@'}, pub.decode(stamped))
+        legacy = pub.encode({'timestamp': pub.REFRESHED_AT})
+        served = pub.served(pub.LEGACY_LIST, legacy,
+                            {pub.LEGACY_TIMESTAMP: '2027-01-15 09:00:00'})
+        self.assertEqual({'timestamp': '2027-01-15 09:00:00'},
+                         pub.decode(served))
+        self.assertEqual(legacy, pub.served(pub.V2_LIST, legacy, {}))
+
+    def test_manifest_round_trip(self):
+        entries = {'b': pub.Entry('x', 1, 1), 'a': pub.Entry('y', 2, 3)}
+        self.assertEqual(entries, pub.manifest_entries(
+            pub.decode(pub.encode_manifest(entries))))
 
 
 class TestEncoding(testtools.TestCase):

@@ -63,7 +63,7 @@ class TestRefresher(base.TestCase):
 
     def v2_list(self):
         pointer = self.store.current()
-        return json.loads(self.store.document(pointer['generation'],
+        return json.loads(self.store.document(pointer,
                                               pub.V2_LIST))
 
     def test_success_publishes_and_records(self):
