@@ -51,11 +51,13 @@ from flavor_exporter.api import wsgi_env
 from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.common import config
 from flavor_exporter.common import store as store_mod
-from flavor_exporter.tests.functional import fixtures as fe_fixtures
-from flavor_exporter.tests.unit.api import fakes
+from testcloud import loopback
 from tools.bench import api_apps
+from tools.bench import engine as bench_engine
 
 KEY_PREFIX = 'bench'
+#: Hosts of the synthetic cloud whose documents are served.
+HOSTS = 40
 # Path served -> the published document it serves as it is.
 DOCUMENTS = {'/gpus/flavors/': 'legacy/flavors',
              '/v2/flavors/': 'v2/flavors'}
@@ -145,7 +147,7 @@ class Bench:
 
     def __init__(self, args):
         self.args = args
-        self.memcached = fe_fixtures.MemcachedFixture()
+        self.memcached = loopback.MemcachedFixture()
         self.workdir = tempfile.mkdtemp(prefix='flavor-exporter-bench-')
         self.uwsgi = cmd_api.find_uwsgi()
 
@@ -159,8 +161,10 @@ class Bench:
         conf.set_override('workers', self.args.workers, 'api')
         self.conf = conf
         self.store = store_mod.DocumentStore.from_conf(conf)
-        docs, pointer = fakes.documents(fakes.many_flavors(
-            self.args.flavors, gpu_every=1, hosts=40))
+        # Rendered by the worker's own code; every flavor a GPU flavor,
+        # since the legacy list holds only those.
+        docs, pointer = bench_engine.documents(
+            HOSTS, self.args.flavors, gpu_only=True)
         self.generation = self.store.publish(docs, pointer)
         self.sizes = {name: len(docs[name])
                       for name in DOCUMENTS.values()}
@@ -176,7 +180,7 @@ class Bench:
 
     def serve(self, name, path):
         """Start uWSGI serving app name; (process, port, argv)."""
-        port = fe_fixtures.free_port()
+        port = loopback.free_port()
         self.conf.set_override('port', port, 'api')
         argv = cmd_api.uwsgi_argv(self.conf, self.uwsgi)
         argv[argv.index('--module') + 1] = (
@@ -191,7 +195,7 @@ class Bench:
         process = subprocess.Popen(argv, env=env, start_new_session=True,
                                    stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        fe_fixtures.wait_for_port(port, timeout=60, process=process)
+        loopback.wait_for_port(port, timeout=60, process=process)
         # uWSGI listens before its processes have loaded the application.
         deadline = time.monotonic() + 60
         while True:

@@ -15,8 +15,7 @@
 
 The API tests publish these with DocumentStore.publish(), so they do not
 depend on the worker; the shapes follow the document list in the API
-design (flavor_exporter.capacity.render writes the real ones). The
-benchmark uses many_flavors() for a realistic 500-flavor generation.
+design (flavor_exporter.capacity.render writes the real ones).
 """
 
 import datetime

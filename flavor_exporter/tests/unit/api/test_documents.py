@@ -15,10 +15,10 @@
 import json
 from unittest import mock
 
-import testtools
 
 from flavor_exporter.api import documents
 from flavor_exporter.common import store
+from flavor_exporter.tests import base as test_base
 from flavor_exporter.tests.unit.api import base
 
 T0 = 1_800_000_000  # wall clock of the tests, seconds
@@ -38,7 +38,7 @@ class Clock:
         return self.now
 
 
-class TestReader(testtools.TestCase):
+class TestReader(test_base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

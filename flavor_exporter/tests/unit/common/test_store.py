@@ -14,10 +14,10 @@
 
 import json
 
-import testtools
 
 from flavor_exporter.common import cache
 from flavor_exporter.common import store
+from flavor_exporter.tests import base
 
 
 class FailingBackend(cache.MemoryBackend):
@@ -34,7 +34,7 @@ class FailingBackend(cache.MemoryBackend):
         super().set_many(values, ttl)
 
 
-class TestDocumentStore(testtools.TestCase):
+class TestDocumentStore(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
@@ -85,7 +85,7 @@ class TestDocumentStore(testtools.TestCase):
         self.assertEqual(1, json.loads(json.dumps(self.store.current()))['x'])
 
 
-class TestMemoryBackend(testtools.TestCase):
+class TestMemoryBackend(base.BaseTestCase):
 
     def test_expiry(self):
         backend = cache.MemoryBackend()
