@@ -17,7 +17,6 @@ Nova's defaults (VCPU 4.0, RAM 1.0 with 512 MB reserved, DISK 1.0) unless a
 scenario host overrides them.
 """
 
-
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from testcloud import oracle

@@ -20,7 +20,6 @@ limit of pinned guests that Placement does not show.
 
 import uuid
 
-
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from testcloud import oracle

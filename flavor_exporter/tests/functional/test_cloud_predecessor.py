@@ -24,7 +24,6 @@ allocation_ratio), with Nova 34's defaults:
   DISK_GB    2000 * 1.0     = 2000
 """
 
-
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from testcloud import oracle

@@ -15,7 +15,6 @@
 import glob
 import os
 
-
 from flavor_exporter.tests import base
 from testcloud import scenario
 

@@ -18,7 +18,6 @@ min(VCPU 8 * 4.0 // 4 = 8, RAM (8704 - 512) // 4096 = 2, DISK 200 // 20
 = 10) = 2.
 """
 
-
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from testcloud import oracle

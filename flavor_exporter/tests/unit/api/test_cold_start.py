@@ -16,7 +16,6 @@ import threading
 import time
 from unittest import mock
 
-
 from flavor_exporter.api import cold_start
 from flavor_exporter.tests import base as test_base
 from flavor_exporter.tests.unit.api import base

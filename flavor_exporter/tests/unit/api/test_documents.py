@@ -15,7 +15,6 @@
 import json
 from unittest import mock
 
-
 from flavor_exporter.api import documents
 from flavor_exporter.common import store
 from flavor_exporter.tests import base as test_base

@@ -18,7 +18,6 @@ nova.scheduler.filters.extra_specs_ops and of
 AggregateInstanceExtraSpecsFilter.
 """
 
-
 from flavor_exporter.capacity import extra_specs
 from flavor_exporter.capacity import model
 from flavor_exporter.tests import base

@@ -15,7 +15,6 @@
 
 import json
 
-
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import request
 from flavor_exporter.tests import base

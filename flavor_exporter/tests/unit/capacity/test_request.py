@@ -20,7 +20,6 @@ hw:* features, [pci] alias and the notes on what is not modelled have test
 modules of their own, as the code has.
 """
 
-
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import request
 from flavor_exporter.tests import base

@@ -14,7 +14,6 @@
 
 import json
 
-
 from flavor_exporter.common import cache
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
