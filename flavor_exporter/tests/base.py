@@ -11,15 +11,27 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Base test case: a private copy of CONF per test."""
+"""Base test cases of every flavor-exporter test.
+
+oslotest's base class makes a test honour what stestr and tox set:
+OS_TEST_TIMEOUT (a test that runs longer fails instead of hanging the
+run), OS_STDOUT_CAPTURE / OS_STDERR_CAPTURE and OS_LOG_CAPTURE (output and
+log lines are kept with the test and shown only if it fails), plus a
+temporary directory and HOME of its own.
+"""
 
 from oslo_config import fixture as config_fixture
-import testtools
+from oslotest import base
 
 from flavor_exporter.common import config
 
 
-class TestCase(testtools.TestCase):
+class BaseTestCase(base.BaseTestCase):
+    """For tests that need no configuration."""
+
+
+class TestCase(BaseTestCase):
+    """With a private copy of CONF per test."""
 
     def setUp(self):
         super().setUp()

@@ -14,8 +14,8 @@
 """Benchmark of the API against a bare WSGI callable, on the same uWSGI.
 
 Starts memcached on a free loopback port, publishes what the worker
-renders for a synthetic 40-host cloud of 500 flavors (half of them GPU
-flavors; tools/bench/engine.py), then serves it three ways under the
+renders for a synthetic 40-host cloud of 500 GPU flavors
+(tools/bench/engine.py), then serves it three ways under the
 uWSGI command line flavor-exporter-api runs (tools/bench/api_apps.py):
 
 - bare: one memcached get per request, no framework (the yardstick);
@@ -34,6 +34,7 @@ About 2 minutes with the defaults.
 """
 
 import argparse
+import datetime
 import json
 import os
 import platform
@@ -50,18 +51,16 @@ from pymemcache.client import base as memcache
 import webob
 
 from flavor_exporter.api import wsgi_env
-from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import render
-from flavor_exporter.capacity import request
 from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.common import config
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store as store_mod
-from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from testcloud import loopback
 from tools.bench import api_apps
-from tools.bench import engine as engine_bench
+from tools.bench import engine as bench_engine
 
 KEY_PREFIX = 'bench'
+#: Hosts of the synthetic cloud whose documents are served.
 HOSTS = 40
 # Path served -> the published document it serves as it is.
 DOCUMENTS = {'/gpus/flavors/': pub.LEGACY_LIST,
@@ -71,13 +70,14 @@ TARGETS = {'ratio_to_bare': 0.8, 'p99_ms_at_64': 20.0}
 
 
 def publish(store, flavors):
-    """Publish what the worker renders for a synthetic cloud; its pointer."""
-    snapshot = engine_bench.synthetic_snapshot(HOSTS, flavors)
-    options = engine.Options(
-        aliases=request.parse_aliases(engine_bench.ALIASES))
-    report = engine.compute(snapshot, options)
-    docs, pointer = render.documents(report)
-    return store.publish(docs, pointer, report.collected_at)
+    """Publish what the worker renders for a synthetic cloud; its pointer.
+
+    Every flavor is a GPU flavor, since the legacy list holds only those.
+    """
+    docs, pointer = bench_engine.documents(HOSTS, flavors, gpu_only=True)
+    collected_at = datetime.datetime.fromtimestamp(
+        pub.epoch(pointer[pub.TIMESTAMP]), datetime.timezone.utc)
+    return store.publish(docs, pointer, collected_at)
 
 
 def parse_wrk(output):
@@ -162,7 +162,7 @@ class Bench:
 
     def __init__(self, args):
         self.args = args
-        self.memcached = fe_fixtures.MemcachedFixture()
+        self.memcached = loopback.MemcachedFixture()
         self.workdir = tempfile.mkdtemp(prefix='flavor-exporter-bench-')
         self.uwsgi = cmd_api.find_uwsgi()
 
@@ -201,7 +201,7 @@ class Bench:
 
     def serve(self, name, path):
         """Start uWSGI serving app name; (process, port, argv)."""
-        port = fe_fixtures.free_port()
+        port = loopback.free_port()
         self.conf.set_override('port', port, 'api')
         argv = cmd_api.uwsgi_argv(self.conf, self.uwsgi)
         argv[argv.index('--module') + 1] = (
@@ -215,7 +215,7 @@ class Bench:
         process = subprocess.Popen(argv, env=env, start_new_session=True,
                                    stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        fe_fixtures.wait_for_port(port, timeout=60, process=process)
+        loopback.wait_for_port(port, timeout=60, process=process)
         # uWSGI listens before its processes have loaded the application.
         deadline = time.monotonic() + 60
         while True:

@@ -35,7 +35,8 @@ from flavor_exporter.capacity import request
 ALIASES = ['{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}']
 
 
-def synthetic_snapshot(hosts, flavors):
+def synthetic_snapshot(hosts, flavors, gpu_only=False):
+    """hosts x flavors; gpu_only: every flavor asks for a V100 or a VGPU."""
     inv = model.Inventory
     result = []
     for i in range(hosts):
@@ -64,9 +65,10 @@ def synthetic_snapshot(hosts, flavors):
     flavor_list = []
     for j in range(flavors):
         specs = {}
-        if j % 4 == 1:
+        kind = 1 + j % 2 if gpu_only else j % 4
+        if kind == 1:
             specs['pci_passthrough:alias'] = 'V100:%d' % (1 + j % 2)
-        elif j % 4 == 2:
+        elif kind == 2:
             specs['resources:VGPU'] = '1'
         flavor_list.append(model.Flavor(
             'f-%d' % j, 'flavor-%03d' % j, vcpus=1 + j % 32,
@@ -75,9 +77,20 @@ def synthetic_snapshot(hosts, flavors):
     return model.Snapshot('placement', flavor_list, result)
 
 
+def _options():
+    return engine.Options(aliases=request.parse_aliases(ALIASES))
+
+
+def documents(hosts, flavors, gpu_only=False):
+    """(documents, pointer) of a synthetic cloud, as the worker renders."""
+    report = engine.compute(synthetic_snapshot(hosts, flavors, gpu_only),
+                            _options())
+    return render.documents(report)
+
+
 def measure(hosts, flavors):
     snapshot = synthetic_snapshot(hosts, flavors)
-    options = engine.Options(aliases=request.parse_aliases(ALIASES))
+    options = _options()
     started = time.perf_counter()
     report = engine.compute(snapshot, options)
     computed = time.perf_counter()

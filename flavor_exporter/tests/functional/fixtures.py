@@ -11,17 +11,20 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Real servers for functional tests, started on free loopback ports."""
+"""Fixtures of the functional tests: the test cloud, commands run for real.
+
+The test cloud itself (real Nova + Placement + Keystone, memcached) is the
+top-level ``testcloud`` package, which is not part of flavor-exporter.
+"""
 
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 
 import fixtures
+
+from testcloud import launcher
 
 
 def console_script(name):
@@ -45,86 +48,43 @@ def stop_process_group(process):
         process.wait(10)
 
 
-def free_port():
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+class Cloud(fixtures.Fixture):
+    """A test cloud (``testcloud.launcher``) of a scenario for one test.
 
+    shared: use the cloud of that scenario already running in this test
+    process (start it if needed) and leave it running for the next test;
+    only for tests that leave the cloud as they found it. Otherwise the
+    test gets a cloud of its own, stopped when it ends.
 
-def wait_for_port(port, timeout=15, process=None):
-    """Until something accepts on 127.0.0.1:port; raise if it never does.
-
-    process: a Popen whose exit means it never will.
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError('%s exited with %s before listening on %d'
-                               % (process.args[0], process.returncode,
-                                  port))
-        try:
-            socket.create_connection(('127.0.0.1', port), 0.5).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError('nothing listens on 127.0.0.1:%d after %ss'
-                       % (port, timeout))
-
-
-class MemcachedFixture(fixtures.Fixture):
-    """memcached (the Debian package's binary) for one test.
-
-    Listens on 127.0.0.1 only, on a free port that restart() keeps, so
-    that clients configured with it reconnect as they would to a
-    restarted production memcached: with an empty cache.
+    After setUp: ``cloud``, the ``testcloud.launcher.TestCloud`` (its
+    ``clouds_yaml``, ``cloud_name``, ``compute_url``, ``placement_url``,
+    ``env()``, ``connection()``...).
     """
 
-    def __init__(self, memory_mb=64, max_item_size='4m'):
+    def __init__(self, scenario, keystone=False, shared=False):
         super().__init__()
-        self._memory_mb = memory_mb
-        self._max_item_size = max_item_size
-        self.process = None
-        self.port = None
+        self.scenario = scenario
+        self.keystone = keystone
+        self.shared = shared
+        self.cloud = None
 
-    @property
-    def servers(self):
-        """[document_cache] memcache_servers for it."""
-        return ['127.0.0.1:%d' % self.port]
+    def setUp(self):
+        try:
+            super().setUp()
+        except fixtures.MultipleExceptions as exc:
+            # The cloud's own error (with the server's stderr tail) is what
+            # a reader needs, not the SetupError fixtures wraps it in.
+            first = exc.args[0][1]
+            if isinstance(first, launcher.CloudStartError):
+                raise first from None
+            raise
 
     def _setUp(self):
-        self.binary = shutil.which('memcached') or '/usr/bin/memcached'
-        if not os.access(self.binary, os.X_OK):
-            raise RuntimeError('memcached is not installed (bindep.txt; '
-                               'apt-get install memcached)')
-        self.port = free_port()
-        self.addCleanup(self.stop)
-        self.start()
-
-    def start(self):
-        argv = [self.binary, '-l', '127.0.0.1', '-p', str(self.port),
-                '-U', '0', '-m', str(self._memory_mb),
-                '-I', self._max_item_size]
-        if os.geteuid() == 0:
-            # memcached refuses to run as root without -u.
-            argv += ['-u', 'nobody']
-        self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
-        wait_for_port(self.port, process=self.process)
-
-    def stop(self):
-        """Stop memcached; its port stays reserved for start()."""
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
-        self.process = None
-
-    def restart(self):
-        """A new memcached on the same port, empty like after a reboot."""
-        self.stop()
-        self.start()
+        if self.shared:
+            self.cloud = launcher.shared_cloud(self.scenario,
+                                               keystone=self.keystone)
+        else:
+            self.cloud = launcher.TestCloud(self.scenario,
+                                            keystone=self.keystone)
+            self.cloud.setUp()
+            self.addCleanup(self.cloud.cleanUp)

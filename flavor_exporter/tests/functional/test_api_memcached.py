@@ -22,15 +22,15 @@ import webtest
 from flavor_exporter.api import app
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
-from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests import sample_cloud
+from testcloud import loopback
 
 
 class TestApiOverMemcached(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.memcached = self.useFixture(fe_fixtures.MemcachedFixture())
+        self.memcached = self.useFixture(loopback.MemcachedFixture())
         self.flags(group='document_cache',
                    memcache_servers=self.memcached.servers,
                    key_prefix='functional', dead_retry=0,

@@ -27,6 +27,7 @@ from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests import sample_cloud
+from testcloud import loopback
 
 
 def fetch(port, path):
@@ -56,8 +57,8 @@ class TestFlavorExporterApi(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.memcached = self.useFixture(fe_fixtures.MemcachedFixture())
-        self.port = fe_fixtures.free_port()
+        self.memcached = self.useFixture(loopback.MemcachedFixture())
+        self.port = loopback.free_port()
         directory = self.useFixture(fixtures.TempDir()).path
         self.log = os.path.join(directory, 'api.log')
         self.config = os.path.join(directory, 'flavor-exporter.conf')
@@ -87,8 +88,7 @@ class TestFlavorExporterApi(base.TestCase):
             start_new_session=True)
         self.addCleanup(fe_fixtures.stop_process_group, process)
         try:
-            fe_fixtures.wait_for_port(self.port, timeout=60,
-                                      process=process)
+            loopback.wait_for_port(self.port, timeout=60, process=process)
         except RuntimeError:
             fe_fixtures.stop_process_group(process)
             self.fail('flavor-exporter-api did not start:\n%s'

@@ -17,19 +17,19 @@ Nova's defaults (VCPU 4.0, RAM 1.0 with 512 MB reserved, DISK 1.0) unless a
 scenario host overrides them.
 """
 
-import testtools
+from flavor_exporter.tests import base
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from testcloud import oracle
+from testcloud import placement_view
 
-from flavor_exporter.tests.functional.cloud import launcher
-from flavor_exporter.tests.functional.cloud import oracle
-from flavor_exporter.tests.functional.cloud import placement_view
 
-
-class _SharedCloudTest(testtools.TestCase):
+class _SharedCloudTest(base.BaseTestCase):
     scenario = None
 
     def setUp(self):
         super().setUp()
-        self.cloud = launcher.shared_cloud(self.scenario)
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            self.scenario, shared=True)).cloud
         self.conn = self.cloud.connection()
         before = placement_view.usages(self.conn)
         # The cloud is shared: whatever a test boots it must delete.

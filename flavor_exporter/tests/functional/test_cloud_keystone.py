@@ -13,16 +13,17 @@
 """The test cloud with real Keystone 30 in front of Nova and Placement."""
 
 import requests
-import testtools
 
-from flavor_exporter.tests.functional.cloud import launcher
+from flavor_exporter.tests import base
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
 
 
-class KeystoneCloudTest(testtools.TestCase):
+class KeystoneCloudTest(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        self.cloud = launcher.shared_cloud('disabled_host', keystone=True)
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            'disabled_host', keystone=True, shared=True)).cloud
 
     def test_bad_or_missing_token_is_401(self):
         for url in (self.cloud.compute_url + '/flavors',

@@ -20,18 +20,17 @@ limit of pinned guests that Placement does not show.
 
 import uuid
 
-import testtools
-
-from flavor_exporter.tests.functional.cloud import launcher
-from flavor_exporter.tests.functional.cloud import oracle
-from flavor_exporter.tests.functional.cloud import placement_view
-from flavor_exporter.tests.functional.cloud import scenario
+from flavor_exporter.tests import base
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from testcloud import oracle
+from testcloud import placement_view
+from testcloud import scenario
 
 SHARED = list(range(0, 8))
 DEDICATED = list(range(8, 16))
 
 
-class PcpuScenarioParseTest(testtools.TestCase):
+class PcpuScenarioParseTest(base.BaseTestCase):
     """The ``pcpus`` host key (no cloud started)."""
 
     HOST = {'name': 'h', 'vcpus': 4, 'memory_mb': 4096, 'local_gb': 10}
@@ -65,12 +64,13 @@ class PcpuScenarioParseTest(testtools.TestCase):
         self.assertIn('NUMATopologyFilter', pcpu.enabled_filters)
 
 
-class PcpuCloudTest(testtools.TestCase):
+class PcpuCloudTest(base.BaseTestCase):
     """A real Nova pins dedicated CPUs and counts them as PCPU."""
 
     def setUp(self):
         super().setUp()
-        self.cloud = launcher.shared_cloud('pcpu')
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            'pcpu', shared=True)).cloud
         self.conn = self.cloud.connection()
         before = placement_view.usages(self.conn)
         pinned_before = self.pinned()
@@ -196,7 +196,7 @@ class PcpuCloudTest(testtools.TestCase):
                                                             name))
 
 
-class PinnedRamOvercommitTest(testtools.TestCase):
+class PinnedRamOvercommitTest(base.BaseTestCase):
     """scenarios/pcpu_ram_overcommit.yaml: the NUMA cell caps pinned RAM.
 
     Placement lets the host hand out 15360 MB (ratio 2.0), but a pinned
@@ -206,7 +206,7 @@ class PinnedRamOvercommitTest(testtools.TestCase):
     """
 
     def test_pinned_guests_do_not_overcommit_ram(self):
-        cloud = self.useFixture(launcher.TestCloud('pcpu_ram_overcommit'))
+        cloud = self.useFixture(fe_fixtures.Cloud('pcpu_ram_overcommit')).cloud
         conn = cloud.connection()
         inventory = placement_view.providers(conn)['ram-1']['inventories']
         memory = inventory['MEMORY_MB']

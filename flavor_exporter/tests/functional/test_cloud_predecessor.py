@@ -24,23 +24,23 @@ allocation_ratio), with Nova 34's defaults:
   DISK_GB    2000 * 1.0     = 2000
 """
 
-import testtools
-
-from flavor_exporter.tests.functional.cloud import launcher
-from flavor_exporter.tests.functional.cloud import oracle
-from flavor_exporter.tests.functional.cloud import placement_view
+from flavor_exporter.tests import base
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from testcloud import oracle
+from testcloud import placement_view
 
 NODES = {'cpu1': 'cpu1.denbi.example.org',
          'gpu1': 'gpu1.denbi.example.org',
          'gpu2': 'gpu2.denbi.example.org'}
 
 
-class PredecessorCloudTest(testtools.TestCase):
+class PredecessorCloudTest(base.BaseTestCase):
     """Shares one cloud; every test leaves it as it found it."""
 
     def setUp(self):
         super().setUp()
-        self.cloud = launcher.shared_cloud('predecessor')
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            'predecessor', shared=True)).cloud
         self.conn = self.cloud.connection()
 
     def _assert_unchanged_usage(self):

@@ -15,15 +15,14 @@
 import glob
 import os
 
-import testtools
-
-from flavor_exporter.tests.functional.cloud import scenario
+from flavor_exporter.tests import base
+from testcloud import scenario
 
 SHIPPED = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(
     os.path.join(scenario.SCENARIO_DIR, '*.yaml')))
 
 
-class ScenarioFilesTest(testtools.TestCase):
+class ScenarioFilesTest(base.BaseTestCase):
 
     def test_required_scenarios_are_shipped(self):
         for name in ('predecessor', 'mixed_gpu', 'vgpu', 'pci_placement',
@@ -58,7 +57,7 @@ class ScenarioFilesTest(testtools.TestCase):
         self.assertEqual('g10', hosts[-1].name)
 
 
-class ScenarioValidationTest(testtools.TestCase):
+class ScenarioValidationTest(base.BaseTestCase):
 
     HOST = {'name': 'h', 'vcpus': 4, 'memory_mb': 4096, 'local_gb': 10}
 

@@ -18,11 +18,10 @@ min(VCPU 8 * 4.0 // 4 = 8, RAM (8704 - 512) // 4096 = 2, DISK 200 // 20
 = 10) = 2.
 """
 
-import testtools
-
-from flavor_exporter.tests.functional.cloud import launcher
-from flavor_exporter.tests.functional.cloud import oracle
-from flavor_exporter.tests.functional.cloud import placement_view
+from flavor_exporter.tests import base
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from testcloud import oracle
+from testcloud import placement_view
 
 SERVICES_MICROVERSION = '2.53'
 
@@ -33,11 +32,12 @@ def _compute_services(conn):
     return {s['host']: s for s in resp.json()['services']}
 
 
-class DisabledHostTest(testtools.TestCase):
+class DisabledHostTest(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        self.cloud = launcher.shared_cloud('disabled_host')
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            'disabled_host', shared=True)).cloud
         self.conn = self.cloud.connection()
 
     def test_service_is_disabled_and_marked_in_placement(self):
@@ -56,11 +56,12 @@ class DisabledHostTest(testtools.TestCase):
         self.assertEqual({'host-1': 2, 'host-2': 2}, dict(result.hosts))
 
 
-class DownHostTest(testtools.TestCase):
+class DownHostTest(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        self.cloud = launcher.shared_cloud('down_host')
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            'down_host', shared=True)).cloud
         self.conn = self.cloud.connection()
 
     def test_service_is_down(self):
@@ -77,11 +78,11 @@ class DownHostTest(testtools.TestCase):
         self.assertEqual({'host-1': 2, 'host-2': 2}, dict(result.hosts))
 
 
-class ControlEndpointTest(testtools.TestCase):
+class ControlEndpointTest(base.BaseTestCase):
     """Computes added and stopped at run time (own cloud: it changes)."""
 
     def test_add_and_stop_a_compute(self):
-        cloud = self.useFixture(launcher.TestCloud('disabled_host'))
+        cloud = self.useFixture(fe_fixtures.Cloud('disabled_host')).cloud
         conn = cloud.connection()
         cloud.add_compute({'name': 'host-4', 'node': 'host-4.example.org',
                            'vcpus': 8, 'memory_mb': 8704,
@@ -112,10 +113,11 @@ class ControlEndpointTest(testtools.TestCase):
         self.assertIn(oracle.NO_VALID_HOST, server['fault']['message'])
 
 
-class FiftyHostsTest(testtools.TestCase):
+class FiftyHostsTest(base.BaseTestCase):
 
     def test_fifty_hypervisors_and_providers(self):
-        cloud = launcher.shared_cloud('large50')
+        cloud = self.useFixture(fe_fixtures.Cloud(
+            'large50', shared=True)).cloud
         conn = cloud.connection()
         self.assertEqual(50, len(cloud.hosts))
         resp = conn.compute.get('/os-hypervisors/detail',

@@ -28,10 +28,10 @@ import fixtures
 
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
-from flavor_exporter.tests.functional.cloud import launcher
-from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.functional import test_api_uwsgi
+from testcloud import loopback
+from testcloud import scenario as scenario_mod
 
 SCENARIO = 'predecessor'
 
@@ -40,10 +40,11 @@ class CommandsTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.cloud = launcher.shared_cloud(SCENARIO)
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            SCENARIO, shared=True)).cloud
         self.spec = scenario_mod.load(SCENARIO)
-        self.memcached = self.useFixture(fe_fixtures.MemcachedFixture())
-        self.port = fe_fixtures.free_port()
+        self.memcached = self.useFixture(loopback.MemcachedFixture())
+        self.port = loopback.free_port()
         self.workdir = self.useFixture(fixtures.TempDir()).path
         self.flags(group='document_cache',
                    memcache_servers=self.memcached.servers)
@@ -120,7 +121,7 @@ class TestWorkerAndApi(CommandsTestCase):
                                 config, '--run-once')
         self.assertEqual(0, done.returncode, done.stderr)
         self.start('flavor-exporter-api', config)
-        fe_fixtures.wait_for_port(self.port, timeout=60)
+        loopback.wait_for_port(self.port, timeout=60)
 
         served = self.wait_for('/v2/flavors/')
         numbers = {f['name']: (f['total'], f['available'])
@@ -145,7 +146,7 @@ class TestWorkerAndApi(CommandsTestCase):
         config = self.write_config()
         self.start('flavor-exporter-worker', config)
         self.start('flavor-exporter-api', config)
-        fe_fixtures.wait_for_port(self.port, timeout=60)
+        loopback.wait_for_port(self.port, timeout=60)
         before = self.wait_for('/v2/flavors/', timeout=120)
 
         self.memcached.restart()
@@ -191,7 +192,7 @@ class TestOtherCommands(CommandsTestCase):
     def test_all_in_one_process_with_memory_backend(self):
         config = self.write_config(backend='memory')
         self.start('flavor-exporter-all', config)
-        fe_fixtures.wait_for_port(self.port, timeout=60)
+        loopback.wait_for_port(self.port, timeout=60)
         legacy = self.wait_for('/gpus/flavors', timeout=120)
         names = {f['flavor_name'] for f in legacy['flavors']}
         self.assertIn('de.NBI 2 GPU V100 large', names)

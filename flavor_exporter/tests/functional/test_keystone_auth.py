@@ -40,9 +40,9 @@ import requests
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
-from flavor_exporter.tests.functional.cloud import launcher
-from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from testcloud import loopback
+from testcloud import scenario as scenario_mod
 
 SCENARIO = 'predecessor'
 GPU_MEDIUM = 'de.NBI GPU V100 medium'
@@ -51,7 +51,7 @@ TIMEOUT = 30
 
 def shared_cloud():
     """The predecessor cloud with Keystone, one for every class here."""
-    return launcher.shared_cloud(SCENARIO, keystone=True)
+    return fe_fixtures.Cloud(SCENARIO, keystone=True, shared=True)
 
 
 def clean_env(home, **variables):
@@ -125,9 +125,9 @@ class WorkerCredentialsBase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.cloud = shared_cloud()
+        self.cloud = self.useFixture(shared_cloud()).cloud
         self.keystone = self.cloud.keystone
-        self.memcached = self.useFixture(fe_fixtures.MemcachedFixture())
+        self.memcached = self.useFixture(loopback.MemcachedFixture())
         self.workdir = self.useFixture(fixtures.TempDir()).path
         self.flags(group='document_cache',
                    memcache_servers=self.memcached.servers)
@@ -296,12 +296,12 @@ class TestApiBehindKeystone(base.TestCase):
 
     @classmethod
     def _start(cls, resources):
-        cls.cloud = shared_cloud()
+        cls.cloud = resources.useFixture(shared_cloud()).cloud
         cls.keystone = keystone = cls.cloud.keystone
-        memcached = resources.useFixture(fe_fixtures.MemcachedFixture())
+        memcached = resources.useFixture(loopback.MemcachedFixture())
         cls.workdir = workdir = resources.useFixture(
             fixtures.TempDir()).path
-        cls.port = fe_fixtures.free_port()
+        cls.port = loopback.free_port()
         cls.api_log = os.path.join(workdir, 'api.log')
         admin = ('admin_user', 'admin_password', 'admin_project')
         cls.config = write_config(os.path.join(workdir, 'api.conf'), {
@@ -333,7 +333,7 @@ class TestApiBehindKeystone(base.TestCase):
             + ['--config-file', cls.config], env=env, stdout=output,
             stderr=subprocess.STDOUT, start_new_session=True)
         resources.addCleanup(fe_fixtures.stop_process_group, process)
-        fe_fixtures.wait_for_port(cls.port, timeout=60, process=process)
+        loopback.wait_for_port(cls.port, timeout=60, process=process)
 
     def get(self, path, token=None, **headers):
         if token:

@@ -24,12 +24,12 @@ import json
 
 from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
-from flavor_exporter.tests.functional.cloud import launcher
-from flavor_exporter.tests.functional.cloud import oracle
-from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import placement_source
 from flavor_exporter.worker import refresh
+from testcloud import oracle
+from testcloud import scenario as scenario_mod
 
 # nova.conf options that the hypervisors source must be told about.
 _CAPACITY_OPTIONS = ('cpu_allocation_ratio', 'ram_allocation_ratio',
@@ -49,7 +49,7 @@ class OracleTests:
     def setUp(self):
         super().setUp()
         self.spec = scenario_mod.load(self.scenario)
-        self.cloud = self.useFixture(launcher.TestCloud(self.scenario))
+        self.cloud = self.useFixture(fe_fixtures.Cloud(self.scenario)).cloud
         self.conn = self.cloud.connection()
         self.flags(group='pci', alias=[json.dumps(alias) for alias
                                        in self.spec.pci_aliases])

@@ -21,7 +21,7 @@ those of the real CloudClient.
 from flavor_exporter.capacity import model
 from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
-from flavor_exporter.tests.functional.cloud import launcher
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.worker import placement_source
 
 NOVA_CALLS = 4  # hypervisors, flavors, services, aggregates: one page each
@@ -72,7 +72,8 @@ class TestPciInPlacement(PlacementSourceFunctionalTest):
 
     def setUp(self):
         super().setUp()
-        self.cloud = launcher.shared_cloud('pci_placement')
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            'pci_placement', shared=True)).cloud
         self.conn = self.cloud.connection()
         self.client = openstack.CloudClient(self.conn)
 
@@ -126,7 +127,7 @@ class TestServerDelete(PlacementSourceFunctionalTest):
     """Deleting a server frees its resources without a new generation."""
 
     def test_usage_drop_is_seen(self):
-        cloud = self.useFixture(launcher.TestCloud('pci_placement'))
+        cloud = self.useFixture(fe_fixtures.Cloud('pci_placement')).cloud
         conn = cloud.connection()
         client = openstack.CloudClient(conn)
         source = placement_source.PlacementSource(self.conf)
@@ -151,7 +152,7 @@ class TestServerDelete(PlacementSourceFunctionalTest):
             [p.generation for p in pgpu.providers])
 
     def test_provider_without_hypervisor(self):
-        cloud = self.useFixture(launcher.TestCloud('pci_placement'))
+        cloud = self.useFixture(fe_fixtures.Cloud('pci_placement')).cloud
         conn = cloud.connection()
         client = openstack.CloudClient(conn)
         source = placement_source.PlacementSource(self.conf)
@@ -175,7 +176,8 @@ class TestGpuAggregates(PlacementSourceFunctionalTest):
     """GPU host aggregates of a cloud that keeps PCI out of Placement."""
 
     def test_pools_and_usage(self):
-        cloud = launcher.shared_cloud('mixed_gpu')
+        cloud = self.useFixture(fe_fixtures.Cloud(
+            'mixed_gpu', shared=True)).cloud
         self.flags(group='pci', alias=[
             '{"name": "V100", "vendor_id": "10de", "product_id": "1db4", '
             '"device_type": "type-PCI"}',
@@ -209,7 +211,8 @@ class TestGpuAggregates(PlacementSourceFunctionalTest):
 class TestDisabledHost(PlacementSourceFunctionalTest):
 
     def test_disabled_service(self):
-        cloud = launcher.shared_cloud('disabled_host')
+        cloud = self.useFixture(fe_fixtures.Cloud(
+            'disabled_host', shared=True)).cloud
         client = openstack.CloudClient(cloud.connection())
         snapshot = self.collect(
             placement_source.PlacementSource(self.conf), client)

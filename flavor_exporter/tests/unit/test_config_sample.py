@@ -16,14 +16,15 @@ import os
 
 import fixtures
 from oslo_config import generator
-import testtools
+
+from flavor_exporter.tests import base
 
 ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..')
 GENERATOR_CONF = 'etc/flavor-exporter/flavor-exporter-config-generator.conf'
 SAMPLE = 'etc/flavor-exporter/flavor-exporter.conf.sample'
 
 
-class TestConfigSample(testtools.TestCase):
+class TestConfigSample(base.BaseTestCase):
     """The checked-in sample must be what oslo-config-generator makes."""
 
     def test_sample_is_up_to_date(self):

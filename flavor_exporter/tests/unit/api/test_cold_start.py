@@ -16,12 +16,11 @@ import threading
 import time
 from unittest import mock
 
-import testtools
-
 from flavor_exporter.api import cold_start
+from flavor_exporter.tests import base as test_base
 
 
-class TestSingleFlight(testtools.TestCase):
+class TestSingleFlight(test_base.BaseTestCase):
 
     def test_concurrent_callers_share_one_run(self):
         started = threading.Event()

@@ -15,10 +15,10 @@
 import copy
 import json
 
-import testtools
 import webob.multidict
 
 from flavor_exporter.api import filters
+from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
 
 
@@ -31,7 +31,7 @@ def v2_list():
     return json.loads(docs['v2/flavors'])
 
 
-class TestListQuery(testtools.TestCase):
+class TestListQuery(base.BaseTestCase):
 
     def parse(self, *pairs):
         return filters.ListQuery.from_params(params(*pairs))
@@ -82,7 +82,7 @@ class TestListQuery(testtools.TestCase):
         self.assertIn('gpu', str(exc))
 
 
-class TestApply(testtools.TestCase):
+class TestApply(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

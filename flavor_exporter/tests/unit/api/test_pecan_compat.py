@@ -19,9 +19,9 @@ from unittest import mock
 import pecan.compat
 import pecan.routing
 import pecan.util
-import testtools
 
 from flavor_exporter.api import pecan_compat
+from flavor_exporter.tests import base
 
 
 class Controller:
@@ -34,7 +34,7 @@ def function(x, y=2):
     pass
 
 
-class TestGetargspec(testtools.TestCase):
+class TestGetargspec(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

@@ -17,14 +17,13 @@ import json
 import time
 from unittest import mock
 
-import testtools
-
 from flavor_exporter.api import documents
 from flavor_exporter.api import generations
 from flavor_exporter.api import reader as reader_mod
 from flavor_exporter.api import variants
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.tests import base as test_base
 from flavor_exporter.tests.unit.api import base
 
 T0 = 1_800_000_000  # wall clock of the tests, seconds
@@ -44,7 +43,7 @@ class Clock:
         return self.now
 
 
-class TestReader(testtools.TestCase):
+class TestReader(test_base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

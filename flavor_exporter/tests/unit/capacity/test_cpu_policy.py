@@ -13,8 +13,8 @@
 #    under the License.
 """hw:cpu_policy and its companions, through build_request (cpu_policy)."""
 
-import testtools
 
+from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.capacity import request_helpers as helpers
 
 build = helpers.build
@@ -22,7 +22,7 @@ groups_of = helpers.groups_of
 resources_of = helpers.resources_of
 
 
-class TestCpuPolicy(testtools.TestCase, helpers.InvalidMixin):
+class TestCpuPolicy(base.BaseTestCase, helpers.InvalidMixin):
 
     def test_shared(self):
         req = build({'hw:cpu_policy': 'shared'})

@@ -12,11 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-import testtools
-
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import request
+from flavor_exporter.tests import base
 
 Inv = model.Inventory
 
@@ -48,7 +47,7 @@ def compute(flavors, hosts, **options):
             engine.compute(snapshot, engine.Options(**options)).flavors}
 
 
-class TestEngine(testtools.TestCase):
+class TestEngine(base.BaseTestCase):
 
     def test_zones_and_limits(self):
         hosts = [compute_host('a', 'az1'),

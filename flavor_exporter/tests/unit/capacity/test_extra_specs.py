@@ -18,13 +18,12 @@ nova.scheduler.filters.extra_specs_ops and of
 AggregateInstanceExtraSpecsFilter.
 """
 
-import testtools
-
 from flavor_exporter.capacity import extra_specs
 from flavor_exporter.capacity import model
+from flavor_exporter.tests import base
 
 
-class TestSpecMatches(testtools.TestCase):
+class TestSpecMatches(base.BaseTestCase):
 
     def _check(self, value, requirement, expected):
         self.assertIs(expected, extra_specs.spec_matches(value, requirement),
@@ -130,7 +129,7 @@ class TestSpecMatches(testtools.TestCase):
         self._check(None, 'a', False)
 
 
-class TestAggregateSpecs(testtools.TestCase):
+class TestAggregateSpecs(base.BaseTestCase):
 
     def test_scoped_and_unscoped_keys(self):
         specs = {
@@ -161,7 +160,7 @@ class TestAggregateSpecs(testtools.TestCase):
         self.assertEqual({}, extra_specs.aggregate_specs(None))
 
 
-class TestHostAggregateMetadata(testtools.TestCase):
+class TestHostAggregateMetadata(base.BaseTestCase):
 
     def test_values_are_split_and_merged(self):
         aggregates = [
@@ -184,7 +183,7 @@ class TestHostAggregateMetadata(testtools.TestCase):
         self.assertEqual({}, extra_specs.host_aggregate_metadata([]))
 
 
-class TestAggregateMetadataMatches(testtools.TestCase):
+class TestAggregateMetadataMatches(base.BaseTestCase):
 
     def _matches(self, specs, *metadata):
         aggregates = [model.Aggregate(name='agg%d' % i, metadata=m)

@@ -12,13 +12,12 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-import testtools
-
 from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity.request import PciDemand
 from flavor_exporter.capacity.request import RequestGroup
 from flavor_exporter.capacity.request import ResourceRequest
+from flavor_exporter.tests import base
 
 Inv = model.Inventory
 
@@ -52,7 +51,7 @@ def request(resources, *groups, pci=(), policy=None, required=(),
 BASIC = {'VCPU': 14, 'MEMORY_MB': 65535, 'DISK_GB': 51}
 
 
-class TestRootOnly(testtools.TestCase):
+class TestRootOnly(base.BaseTestCase):
 
     def test_limited_by_the_scarcest_class(self):
         # VCPU 28*4/14 = 8, RAM (385534-512)/65535 = 5, disk 7392/51 = 144
@@ -100,7 +99,7 @@ class TestRootOnly(testtools.TestCase):
                                     host(root))[0])
 
 
-class TestNested(testtools.TestCase):
+class TestNested(base.BaseTestCase):
 
     def vgpu_host(self, used=(0, 0)):
         return host(compute_root(),
@@ -167,7 +166,7 @@ class TestNested(testtools.TestCase):
         self.assertEqual(2, fit.fit(req, tree)[0])
 
 
-class TestGpuAggregates(testtools.TestCase):
+class TestGpuAggregates(base.BaseTestCase):
 
     def test_pool_matches_alias_name(self):
         demand = PciDemand('V100', 1, None)
@@ -193,7 +192,7 @@ class TestGpuAggregates(testtools.TestCase):
         self.assertEqual(1, fit.fit(request(BASIC, pci=[demand]), tree)[0])
 
 
-class TestIsolatedPciDevices(testtools.TestCase):
+class TestIsolatedPciDevices(base.BaseTestCase):
 
     def test_isolate_puts_each_device_group_on_its_own_provider(self):
         # One provider holding 2 units of the class: with isolate, a

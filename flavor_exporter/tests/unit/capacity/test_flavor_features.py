@@ -13,8 +13,8 @@
 #    under the License.
 """The other hw:*/os:* features, through build_request (flavor_features)."""
 
-import testtools
 
+from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.capacity import request_helpers as helpers
 
 build = helpers.build
@@ -22,7 +22,7 @@ groups_of = helpers.groups_of
 resources_of = helpers.resources_of
 
 
-class TestHardwareFeatures(testtools.TestCase, helpers.InvalidMixin):
+class TestHardwareFeatures(base.BaseTestCase, helpers.InvalidMixin):
 
     def test_memory_encryption(self):
         req = build({'hw:mem_encryption': 'true'})

@@ -15,10 +15,9 @@
 
 import json
 
-import testtools
-
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import request
+from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.capacity import request_helpers as helpers
 
 A100 = helpers.A100
@@ -27,7 +26,7 @@ build = helpers.build
 resources_of = helpers.resources_of
 
 
-class TestParseAliases(testtools.TestCase):
+class TestParseAliases(base.BaseTestCase):
 
     def test_empty(self):
         self.assertEqual({}, pci_alias.parse_aliases([]))
@@ -184,7 +183,7 @@ class TestParseAliases(testtools.TestCase):
         self._invalid([value], value)
 
 
-class TestRequestedCounts(testtools.TestCase):
+class TestRequestedCounts(base.BaseTestCase):
 
     def _fail(self, key, reason):
         raise ValueError(key, reason)
@@ -212,7 +211,7 @@ class TestRequestedCounts(testtools.TestCase):
             self.assertEqual(pci_alias.FLAVOR_KEY, exc.args[0], value)
 
 
-class TestFlavorAliases(testtools.TestCase, helpers.InvalidMixin):
+class TestFlavorAliases(base.BaseTestCase, helpers.InvalidMixin):
     """pci_passthrough:alias through build_request: the PciDemands."""
 
     def test_one_alias(self):

@@ -15,13 +15,12 @@
 
 import json
 
-import testtools
-
 from flavor_exporter.common import published as pub
+from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud
 
 
-class TestDocuments(testtools.TestCase):
+class TestDocuments(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

@@ -20,10 +20,9 @@ hw:* features, [pci] alias and the notes on what is not modelled have test
 modules of their own, as the code has.
 """
 
-import testtools
-
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import request
+from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.capacity import request_helpers as helpers
 
 A100 = helpers.A100
@@ -34,7 +33,7 @@ make_flavor = helpers.make_flavor
 resources_of = helpers.resources_of
 
 
-class TestStandardResources(testtools.TestCase):
+class TestStandardResources(base.BaseTestCase):
 
     def test_plain_flavor(self):
         req = build(vcpus=4, ram=8192, disk=20)
@@ -81,7 +80,7 @@ class TestStandardResources(testtools.TestCase):
         self.assertEqual(4, resources_of(req)['VCPU'])
 
 
-class TestOverrides(testtools.TestCase, helpers.InvalidMixin):
+class TestOverrides(base.BaseTestCase, helpers.InvalidMixin):
 
     def test_unnumbered_override(self):
         req = build({'resources:VCPU': '2', 'resources:MEMORY_MB': '1024',
@@ -158,7 +157,7 @@ class TestOverrides(testtools.TestCase, helpers.InvalidMixin):
             self.assertEqual({rc: 1}, resources_of(req, '_s'))
 
 
-class TestGranularGroups(testtools.TestCase, helpers.InvalidMixin):
+class TestGranularGroups(base.BaseTestCase, helpers.InvalidMixin):
 
     def test_numbered_and_named_groups(self):
         req = build({
@@ -262,7 +261,7 @@ class TestGranularGroups(testtools.TestCase, helpers.InvalidMixin):
                          resources_of(req))
 
 
-class TestPciGroups(testtools.TestCase, helpers.InvalidMixin):
+class TestPciGroups(base.BaseTestCase, helpers.InvalidMixin):
     """The one-device groups Nova adds with PCI in Placement."""
 
     def test_pci_groups_one_per_device(self):
@@ -326,7 +325,7 @@ class TestPciGroups(testtools.TestCase, helpers.InvalidMixin):
         self.assertEqual(1, len(req.placement_groups(True)))
 
 
-class TestAggregateSpecs(testtools.TestCase):
+class TestAggregateSpecs(base.BaseTestCase):
 
     def test_scoped_and_unscoped(self):
         req = build({'aggregate_instance_extra_specs:gpu': 'true',
@@ -337,7 +336,7 @@ class TestAggregateSpecs(testtools.TestCase):
                          req.aggregate_specs)
 
 
-class TestPublicNames(testtools.TestCase):
+class TestPublicNames(base.BaseTestCase):
     """What other modules import from request, wherever it now lives."""
 
     def test_names(self):

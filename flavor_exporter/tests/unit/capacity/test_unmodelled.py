@@ -13,15 +13,15 @@
 #    under the License.
 """Notes on what the engine does not model (unmodelled)."""
 
-import testtools
 
 from flavor_exporter.capacity import unmodelled
+from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.capacity import request_helpers as helpers
 
 build = helpers.build
 
 
-class TestUnsupported(testtools.TestCase):
+class TestUnsupported(base.BaseTestCase):
 
     def _notes(self, specs, **kwargs):
         return ' | '.join(build(specs, **kwargs).unsupported)
@@ -60,7 +60,7 @@ class TestUnsupported(testtools.TestCase):
         self.assertEqual('', self._notes({'hw:watchdog_action': 'reset'}))
 
 
-class TestNotes(testtools.TestCase):
+class TestNotes(base.BaseTestCase):
 
     def test_zero_count_aliases(self):
         aliases = {'a100': object()}

@@ -14,12 +14,11 @@
 
 import datetime
 
-import testtools
-
 from flavor_exporter.common import published as pub
+from flavor_exporter.tests import base
 
 
-class TestNames(testtools.TestCase):
+class TestNames(base.BaseTestCase):
 
     def test_lists(self):
         self.assertEqual(pub.V2_LIST, pub.v2_list())
@@ -30,7 +29,7 @@ class TestNames(testtools.TestCase):
         self.assertEqual('v2/flavor/f1', pub.v2_flavor('f1'))
 
 
-class TestKeys(testtools.TestCase):
+class TestKeys(base.BaseTestCase):
 
     def test_part_names(self):
         entry = pub.Entry('abc', 1800000000, 2)
@@ -49,7 +48,7 @@ class TestKeys(testtools.TestCase):
         self.assertFalse(any(c.isspace() or ord(c) < 32 for c in key))
 
 
-class TestContent(testtools.TestCase):
+class TestContent(base.BaseTestCase):
 
     def test_identity_and_etag_follow_the_bytes(self):
         self.assertEqual(pub.identity(b'a'), pub.identity(b'a'))
@@ -83,7 +82,7 @@ class TestContent(testtools.TestCase):
             pub.decode(pub.encode_manifest(entries))))
 
 
-class TestEncoding(testtools.TestCase):
+class TestEncoding(base.BaseTestCase):
 
     def test_compact_utf8(self):
         self.assertEqual('{"a":[1,2],"n":"Grüße"}'.encode('utf-8'),
@@ -93,7 +92,7 @@ class TestEncoding(testtools.TestCase):
         self.assertIsNone(pub.decode(None))
 
 
-class TestPointer(testtools.TestCase):
+class TestPointer(base.BaseTestCase):
 
     def test_fields_and_timestamps(self):
         moment = datetime.datetime(2027, 1, 15, 8, 0, 0,

@@ -14,11 +14,10 @@
 
 import datetime
 
-import testtools
-
 from flavor_exporter.common import cache
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.tests import base
 
 T0 = datetime.datetime(2027, 1, 15, 8, 0, 0, tzinfo=datetime.timezone.utc)
 
@@ -52,7 +51,7 @@ class RecordingBackend(cache.MemoryBackend):
 DOC = b'{"timestamp":"%s","n":1}' % pub.encode(pub.COLLECTED_AT)[1:-1]
 
 
-class TestDocumentStore(testtools.TestCase):
+class TestDocumentStore(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
@@ -203,7 +202,7 @@ class TestDocumentStore(testtools.TestCase):
         self.assertEqual({'consecutive_failures': 2}, self.store.status())
 
 
-class TestMemoryBackend(testtools.TestCase):
+class TestMemoryBackend(base.BaseTestCase):
 
     def test_expiry(self):
         backend = cache.MemoryBackend()

@@ -12,7 +12,7 @@
 
 """Run a Nova + Placement test cloud until SIGTERM.
 
-    python -m flavor_exporter.tests.functional.cloud.server \\
+    python -m testcloud.server \\
         --scenario predecessor --ready-file /tmp/x/ready.json \\
         [--keystone-file /tmp/x/keystone.json]
 
@@ -142,12 +142,12 @@ def run(args):
 
     import yaml
 
-    from flavor_exporter.tests.functional.cloud import control
-    from flavor_exporter.tests.functional.cloud import fake_messaging
-    from flavor_exporter.tests.functional.cloud import keystone_catalog
-    from flavor_exporter.tests.functional.cloud import nova_cloud
-    from flavor_exporter.tests.functional.cloud import scenario
-    from flavor_exporter.tests.functional.cloud import webserver
+    from testcloud import control
+    from testcloud import fake_messaging
+    from testcloud import keystone_catalog
+    from testcloud import nova_cloud
+    from testcloud import scenario
+    from testcloud import webserver
 
     keystone = None
     if args.keystone_file:

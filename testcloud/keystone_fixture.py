@@ -24,10 +24,10 @@ import subprocess
 
 import fixtures
 
-from flavor_exporter.tests.functional.cloud import process
+from testcloud import process
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO_ROOT = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
+REPO_ROOT = os.path.dirname(HERE)
 DEFAULT_VENV = os.path.join(REPO_ROOT, '.tox', 'keystone-venv')
 ENV_PYTHON = 'FLAVOR_EXPORTER_KEYSTONE_PYTHON'
 MAKE_VENV = os.path.join(HERE, 'make_keystone_venv.sh')
@@ -50,7 +50,7 @@ def keystone_python():
     with open(DEFAULT_VENV + '.lock', 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         subprocess.run(['bash', MAKE_VENV, DEFAULT_VENV], check=True,
-                       stdout=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, env=process.environ())
     return python
 
 

@@ -18,7 +18,7 @@ Starts the test cloud of a scenario (the predecessor's example by
 default), writes a flavor-exporter configuration that points at it, runs
 ``flavor-exporter-all`` against it and prints where to look, until Ctrl-C.
 
-    python -m flavor_exporter.tests.functional.cloud.demo [--scenario NAME]
+    python -m testcloud.demo [--scenario NAME]
         [--port 8780]
 """
 
@@ -33,8 +33,8 @@ import time
 
 import requests
 
-from flavor_exporter.tests.functional.cloud import launcher
-from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
+from testcloud import launcher
+from testcloud import scenario as scenario_mod
 
 READY_TIMEOUT = 120
 

@@ -30,7 +30,7 @@ Disabling a service or forcing it down goes through Nova's own API
 import json
 import threading
 
-from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
+from testcloud import scenario as scenario_mod
 
 
 class ControlApp(object):

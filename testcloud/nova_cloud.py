@@ -39,7 +39,7 @@ from nova.tests import fixtures as nova_fixtures
 from nova.tests.functional.api import client as api_client
 from nova.tests.functional import fixtures as func_fixtures
 
-from flavor_exporter.tests.functional.cloud import driver
+from testcloud import driver
 
 CONF = cfg.CONF
 

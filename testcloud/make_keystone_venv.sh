@@ -25,7 +25,7 @@
 set -eu
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../../../.." && pwd)"
+repo="$(cd "$here/.." && pwd)"
 venv="${1:-$repo/.tox/keystone-venv}"
 python="${2:-python3}"
 requirement="keystone==30.0.0"

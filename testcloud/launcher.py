@@ -31,9 +31,9 @@ import sys
 import fixtures
 import requests
 
-from flavor_exporter.tests.functional.cloud import keystone_fixture
-from flavor_exporter.tests.functional.cloud import process
-from flavor_exporter.tests.functional.cloud import scenario as scenario_mod
+from testcloud import keystone_fixture
+from testcloud import process
+from testcloud import scenario as scenario_mod
 
 ENV_PYTHON = 'FLAVOR_EXPORTER_CLOUD_PYTHON'
 START_TIMEOUT = 180
@@ -57,7 +57,7 @@ class TestCloud(fixtures.Fixture):
     """
 
     def __init__(self, scenario, keystone=False, cloud_name='testcloud',
-                 python=None, timeout=START_TIMEOUT):
+                 python=None, timeout=START_TIMEOUT, rootdir=None):
         super().__init__()
         self.scenario = scenario
         self.scenario_path = scenario_mod.path_of(scenario)
@@ -65,6 +65,9 @@ class TestCloud(fixtures.Fixture):
         self.requested_name = cloud_name
         self.python = python
         self.timeout = timeout
+        #: Where the cloud's working directory is made; None: the
+        #: temporary directory of the moment (a test's own, under oslotest).
+        self.rootdir = rootdir
         self.ready = None
         self.keystone = None
 
@@ -80,7 +83,8 @@ class TestCloud(fixtures.Fixture):
             raise
 
     def _setUp(self):
-        self.workdir = self.useFixture(fixtures.TempDir()).path
+        self.workdir = self.useFixture(
+            fixtures.TempDir(rootdir=self.rootdir)).path
         keystone_file = None
         if self.use_keystone:
             server = self.useFixture(keystone_fixture.KeystoneServer(
@@ -89,7 +93,7 @@ class TestCloud(fixtures.Fixture):
             keystone_file = server.ready_file
         ready_file = os.path.join(self.workdir, 'ready.json')
         argv = [self.python or cloud_python(), '-m',
-                'flavor_exporter.tests.functional.cloud.server',
+                'testcloud.server',
                 '--scenario', self.scenario_path,
                 '--ready-file', ready_file,
                 '--cloud-name', self.requested_name,
@@ -107,8 +111,9 @@ class TestCloud(fixtures.Fixture):
 
     def _env(self):
         env = dict(os.environ)
-        # The cloud's interpreter may be another venv that does not have
-        # flavor_exporter installed; the source tree is enough for it.
+        # testcloud is installed nowhere (it is not in flavor-exporter's
+        # wheel) and the cloud's interpreter may be another venv: the
+        # source tree is on its path instead.
         paths = [keystone_fixture.REPO_ROOT]
         if env.get('PYTHONPATH'):
             paths.append(env['PYTHONPATH'])
@@ -202,7 +207,10 @@ def shared_cloud(scenario, keystone=False):
     cloud = _SHARED.get(key)
     if cloud is None or not cloud.alive():
         _stop_shared()
-        cloud = TestCloud(scenario, keystone=keystone)
+        # Not in the temporary directory of the test that happens to start
+        # it: that one is removed when the test ends.
+        cloud = TestCloud(scenario, keystone=keystone,
+                          rootdir=process.ORIGINAL_TEMPDIR)
         try:
             cloud.setUp()
         except Exception as exc:

@@ -21,7 +21,25 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import time
+
+#: HOME and the temporary directory as they were before any test ran
+#: (this module is imported when the tests are loaded). oslotest gives each
+#: test a HOME and a temporary directory of its own and removes them when
+#: the test ends; a server shared by several tests must outlive them, and
+#: pip finds its configuration in the real HOME.
+ORIGINAL_HOME = os.environ.get('HOME')
+ORIGINAL_TEMPDIR = tempfile.gettempdir()
+
+
+def environ(env=None):
+    """env (default os.environ) with the HOME tests started with."""
+    env = dict(os.environ if env is None else env)
+    if ORIGINAL_HOME:
+        env['HOME'] = ORIGINAL_HOME
+    return env
+
 
 #: How often the ready file is looked for; a cloud starts in seconds.
 POLL_INTERVAL = 0.05
@@ -62,7 +80,7 @@ class ServerProcess(object):
                 open(self.stderr_path, 'wb') as err:
             self.popen = subprocess.Popen(
                 self.argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                env=self.env, close_fds=True)
+                env=environ(self.env), close_fds=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if os.path.exists(self.ready_file):
