@@ -26,7 +26,6 @@ import math
 from oslo_log import log
 
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import request
 from flavor_exporter.worker import nova
 
 LOG = log.getLogger(__name__)
@@ -79,14 +78,13 @@ class HypervisorsSource:
     def collect(self, client):
         problems = []
         calls_before = client.call_count
-        aliases = request.parse_aliases(self._conf.pci.alias)
         flavors = nova.list_flavors(client, problems)
         hypervisors = client.get_all('compute', '/os-hypervisors/detail',
                                      'hypervisors', HYPERVISOR_MICROVERSION)
         aggregates = nova.list_aggregates(client)
         usage = {}
         if any('gpu' in agg.metadata for agg, _ in aggregates):
-            usage = nova.gpu_usage_by_host(client, aliases, problems)
+            usage = nova.gpu_usage_by_host(client, problems)
         pools = nova.gpu_pools_by_host(aggregates, problems, usage)
 
         hosts = []

@@ -29,7 +29,6 @@ from oslo_log import log
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import request
 from flavor_exporter.worker import nova
 from flavor_exporter.worker import placement_providers
 
@@ -234,15 +233,9 @@ class PlacementSource:
         if not any(host.name in pools for host in hosts):
             problems.extend(scratch)
             return
-        try:
-            aliases = request.parse_aliases(self._conf.pci.alias)
-        except (TypeError, ValueError) as exc:
-            problems.append('[pci] alias: %s; servers\' GPUs are matched '
-                            'by alias name only' % exc)
-            aliases = {}
         # Usage is keyed by alias name and pools by gpu_type: a flavor's
         # alias name is its GPU type, as the predecessor matched them.
-        used = nova.gpu_usage_by_host(client, aliases, problems)
+        used = nova.gpu_usage_by_host(client, problems)
         pools = nova.gpu_pools_by_host(aggregates, problems,
                                        used_by_host=used)
         for host in hosts:
