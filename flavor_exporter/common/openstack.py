@@ -117,10 +117,6 @@ class CloudClient:
                              'for %s): %s' % (service_type, _describe(exc))
                              ) from exc
 
-    def reset_counts(self):
-        with self._lock:
-            self.calls = collections.Counter()
-
     @property
     def call_count(self):
         return sum(self.calls.values())

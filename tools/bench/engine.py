@@ -29,8 +29,8 @@ import tracemalloc
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
+from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import render
-from flavor_exporter.capacity import request
 
 ALIASES = ['{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}']
 
@@ -77,7 +77,7 @@ def synthetic_snapshot(hosts, flavors):
 
 def measure(hosts, flavors):
     snapshot = synthetic_snapshot(hosts, flavors)
-    options = engine.Options(aliases=request.parse_aliases(ALIASES))
+    options = engine.Options(aliases=pci_alias.parse_aliases(ALIASES))
     started = time.perf_counter()
     report = engine.compute(snapshot, options)
     computed = time.perf_counter()
