@@ -25,6 +25,7 @@ import math
 
 from oslo_log import log
 
+from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
 from flavor_exporter.worker import nova
 
@@ -94,12 +95,13 @@ class HypervisorsSource:
             try:
                 provider = self._root_provider(hypervisor)
             except (KeyError, TypeError, ValueError) as exc:
-                problems.append('hypervisor %s: no usable resource figures '
-                                '(%s), skipped' % (label, exc))
+                problems.append(_('hypervisor %(hypervisor)s: no usable '
+                                  'resource figures (%(error)s), skipped')
+                                % {'hypervisor': label, 'error': exc})
                 continue
             if not service_host:
-                problems.append('hypervisor %s: no compute service host, '
-                                'skipped' % label)
+                problems.append(_('hypervisor %s: no compute service host, '
+                                  'skipped') % label)
                 continue
             hosts.append(model.Host(
                 name=service_host,

@@ -69,8 +69,10 @@ def list_flavors(client, problems):
         try:
             flavors.append(parse_flavor(body))
         except (KeyError, TypeError, ValueError) as exc:
-            problems.append('flavor %s: unreadable (%s), skipped'
-                            % (body.get('name') or body.get('id'), exc))
+            problems.append(_('flavor %(flavor)s: unreadable (%(error)s), '
+                              'skipped')
+                            % {'flavor': body.get('name') or body.get('id'),
+                               'error': exc})
     return flavors
 
 
@@ -122,10 +124,12 @@ def gpu_pools_by_host(aggregates, problems, used_by_host=None):
                 raise ValueError
         except (TypeError, ValueError):
             problems.append(
-                'aggregate %s: gpu_count=%r gpu_type=%r is not a GPU '
-                'count and type, aggregate skipped'
-                % (aggregate.name, metadata.get('gpu_count'),
-                   metadata.get('gpu_type')))
+                _('aggregate %(aggregate)s: gpu_count=%(count)r '
+                  'gpu_type=%(type)r is not a GPU count and type, aggregate '
+                  'skipped')
+                % {'aggregate': aggregate.name,
+                   'count': metadata.get('gpu_count'),
+                   'type': metadata.get('gpu_type')})
             continue
         for host in hosts:
             used = used_by_host.get(host, {}).get(gpu_type, 0)
@@ -149,8 +153,10 @@ def assign_aggregates(hosts, aggregates, known, default_zone, problems):
     for aggregate, members in aggregates:
         for member in members:
             if member not in known:
-                problems.append('aggregate %s: host %s has no hypervisor, '
-                                'skipped' % (aggregate.name, member))
+                problems.append(_('aggregate %(aggregate)s: host %(host)s '
+                                  'has no hypervisor, skipped')
+                                % {'aggregate': aggregate.name,
+                                   'host': member})
                 continue
             for host in by_service_host.get(member, []):
                 host.aggregates.append(aggregate)
