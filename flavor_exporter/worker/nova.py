@@ -176,6 +176,10 @@ def server_devices(server):
     flavor = server.get('flavor')
     if not isinstance(flavor, dict):
         raise ValueError(_('its flavor is not in the answer'))
+    if not flavor:
+        # nova.api.openstack.compute.views.servers._get_flavor answers {}
+        # when the instance's flavor is gone from its cell database.
+        raise ValueError(_("its flavor is gone from Nova's database"))
     specs = flavor.get('extra_specs')
     if not isinstance(specs, dict):
         # Nova leaves them out when policy
@@ -217,6 +221,12 @@ def gpu_usage_by_host(client, problems):
                              SERVER_MICROVERSION, {'all_tenants': 1})
     for server in servers:
         host = server.get('OS-EXT-SRV-ATTR:host')
+        if not host and server.get('status') == 'UNKNOWN':
+            # Nova lists a server of a cell it cannot reach with its id
+            # and status only: where it runs, and on what, is unknown.
+            unreadable.setdefault(_('their cell is down'), []).append(
+                (server.get('id'), _('an unknown host')))
+            continue
         if not host:
             continue  # on no compute host, it holds no device
         try:

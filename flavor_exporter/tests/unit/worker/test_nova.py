@@ -83,6 +83,24 @@ class TestGpuUsageByHost(testtools.TestCase):
                           'answer; the PCI devices they hold are not counted '
                           'as used'], problems)
 
+    def test_server_whose_flavor_is_gone_is_a_problem(self):
+        gone = server('a', 'gpu1')
+        gone['flavor'] = {}
+        _, problems = self.usage(gone)
+        self.assertEqual(["servers a on gpu1: its flavor is gone from Nova's "
+                          "database; the PCI devices they hold are not "
+                          "counted as used"], problems)
+
+    def test_server_of_a_down_cell_is_a_problem(self):
+        # What GET /servers/detail lists for a cell it cannot reach.
+        down = {'id': 'a', 'status': 'UNKNOWN', 'tenant_id': 'p1',
+                'created': '2026-01-01T00:00:00Z', 'links': []}
+        usage, problems = self.usage(down, server('b', 'gpu1', gpus(1)))
+        self.assertEqual({'gpu1': {'V100': 1}}, usage)
+        self.assertEqual(['servers a on an unknown host: their cell is down; '
+                          'the PCI devices they hold are not counted as '
+                          'used'], problems)
+
     def test_hidden_extra_specs_are_a_problem(self):
         hidden = server('a', 'gpu1')
         del hidden['flavor']['extra_specs']
