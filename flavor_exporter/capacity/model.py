@@ -86,10 +86,6 @@ class GpuPool:
     count: int
     used: int = 0
 
-    @property
-    def free(self):
-        return max(0, self.count - self.used)
-
 
 @dataclasses.dataclass
 class Host:

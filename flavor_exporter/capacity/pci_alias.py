@@ -229,3 +229,24 @@ def requested_counts(specs, fail):
             fail(FLAVOR_KEY, 'count of %r is negative' % name)
         counts.append((name, count))
     return counts
+
+
+def devices_by_alias(specs):
+    """{alias name: devices} an instance of a flavor with these specs holds.
+
+    What nova.pci.request._translate_alias_to_requests asks for, summed
+    per name (a name listed twice makes two requests); names asked with
+    a count of 0 hold no device and are left out. Only the
+    pci_passthrough:alias spec is read: the instance holds its devices
+    whatever else its flavor says.
+
+    :raises ValueError: naming the spec and what is wrong with it.
+    """
+    def fail(key, reason):
+        raise ValueError('%s: %s' % (key, reason))
+
+    devices = {}
+    for name, count in requested_counts(specs, fail):
+        if count:
+            devices[name] = devices.get(name, 0) + count
+    return devices

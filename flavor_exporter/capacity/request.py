@@ -29,8 +29,8 @@ flavor whose numbers cannot be trusted is reported, not counted.
 
 This module holds the request (the dataclasses), the granular
 resources[$S]/trait[$S]/group_policy specs, the PciDemands and the assembly
-in from_request_spec's order; build_request and parse_aliases are the entry
-points. What Nova spreads over half a dozen modules is split likewise:
+in from_request_spec's order; build_request is the entry point. What Nova
+spreads over half a dozen modules is split likewise:
 
 - cpu_policy: hw:cpu_policy and its companions -> VCPU/PCPU, HT trait.
 - flavor_features: the other hw:*/os:* specs that add resources or traits.
@@ -49,13 +49,6 @@ from flavor_exporter.capacity import flavor_features
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import unmodelled
 from flavor_exporter.capacity import vocabulary
-
-# Public names that live in the modules above, kept importable from here.
-STANDARD_RESOURCE_CLASSES = vocabulary.STANDARD_RESOURCE_CLASSES
-PciAlias = pci_alias.PciAlias
-normalize_resource_class = pci_alias.normalize_resource_class
-normalize_traits = pci_alias.normalize_traits
-parse_aliases = pci_alias.parse_aliases
 
 # resources[$S]:$RC and trait[$S]:$TRAIT, $S as Placement 1.33 allows.
 _GRANULAR_KEY = re.compile(r'(resources|trait)([a-zA-Z0-9_-]{1,64})?:(.*)')
@@ -367,7 +360,7 @@ def build_request(flavor, aliases):
     """The ResourceRequest Nova builds for flavor; InvalidExtraSpec if bad.
 
     :param flavor: a model.Flavor.
-    :param aliases: {name: PciAlias}, as parse_aliases() returns.
+    :param aliases: {name: PciAlias}, as pci_alias.parse_aliases returns.
     """
     specs = dict(flavor.extra_specs or {})
     aliases = aliases or {}

@@ -17,6 +17,13 @@ Importing this package selects oslo.service's threading backend before any
 service module is imported; otherwise oslo.service locks in eventlet.
 """
 
+import warnings
+
 from oslo_service import backend
 
+# oslo.service still installs eventlet, and futurist imports it when it
+# is there, which prints eight lines of deprecation warning on every
+# command's stderr. These commands never run eventlet: the warning only
+# buries what they have to say.
+warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
 backend.init_backend(backend.BackendType.THREADING)

@@ -26,28 +26,35 @@ from oslo_service import service
 from flavor_exporter.api import server
 from flavor_exporter.common import config
 from flavor_exporter.worker import on_miss
+from flavor_exporter.worker import refresh
 from flavor_exporter.worker import service as worker_service
 
 LOG = log.getLogger(__name__)
 
+PROG = 'flavor-exporter-all'
+
 
 def main(argv=None):
-    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    try:
+        config.prepare_service(sys.argv[1:] if argv is None else argv)
+        options = refresh.engine_options(config.CONF)
+    except config.CONFIG_ERRORS as exc:
+        return config.refuse_to_start(PROG, exc)
     conf = config.CONF
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
     # One launch_service call per service would fork one process each;
     # Services in one wrapper keep them in the same process.
-    launcher.launch_service(OneProcess(conf))
+    launcher.launch_service(OneProcess(conf, options))
     return launcher.wait()
 
 
 class OneProcess(service.Service):
     """Starts the worker and the API side by side in this process."""
 
-    def __init__(self, conf):
+    def __init__(self, conf, options):
         super().__init__()
         self._parts = [
-            worker_service.WorkerService(conf),
+            worker_service.WorkerService(conf, options),
             server.ApiService(conf, on_miss=lambda store: (
                 on_miss.RefreshOnMiss(conf, store)))]
 

@@ -29,13 +29,17 @@ import sys
 
 from oslo_log import log
 
+from flavor_exporter._i18n import _
 from flavor_exporter.api import auth
 from flavor_exporter.api import wsgi_env
 from flavor_exporter.common import config
+from flavor_exporter.worker import refresh
 
 LOG = log.getLogger(__name__)
 
 MODULE = 'flavor_exporter.wsgi.api:application'
+
+PROG = 'flavor-exporter-api'
 
 
 class UwsgiNotFound(RuntimeError):
@@ -51,9 +55,10 @@ def find_uwsgi():
     if found:
         return found
     raise UwsgiNotFound(
-        'flavor-exporter-api needs uWSGI: install the "uWSGI" package in '
-        'this Python environment (pip install uWSGI), or put a uwsgi '
-        'binary built for Python %d.%d on PATH.' % sys.version_info[:2])
+        _('flavor-exporter-api needs uWSGI: install the "uWSGI" package in '
+          'this Python environment (pip install uWSGI), or put a uwsgi '
+          'binary built for Python %(major)d.%(minor)d on PATH.')
+        % {'major': sys.version_info[0], 'minor': sys.version_info[1]})
 
 
 def workers(conf):
@@ -102,13 +107,21 @@ def config_files(conf):
 
 
 def main(argv=None):
-    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    try:
+        config.prepare_service(sys.argv[1:] if argv is None else argv)
+        if config.CONF.api.compute_on_miss:
+            # The API computes on a cold cache with the worker's code:
+            # refuse a [pci] alias the worker would refuse, before uWSGI
+            # starts processes that could only fail later.
+            refresh.engine_options(config.CONF)
+    except config.CONFIG_ERRORS as exc:
+        return config.refuse_to_start(PROG, exc)
     conf = config.CONF
     auth.warn_if_open(conf)
     try:
         binary = find_uwsgi()
     except UwsgiNotFound as exc:
-        sys.stderr.write('flavor-exporter-api: %s\n' % exc)
+        sys.stderr.write('%s: %s\n' % (PROG, exc))
         return 1
     argv = uwsgi_argv(conf, binary)
     env = dict(os.environ, **wsgi_env.environment(config_files(conf)))

@@ -18,11 +18,17 @@ import json
 import sys
 
 from oslo_config import cfg
+from oslo_log import log
 
+from flavor_exporter._i18n import _
 from flavor_exporter.capacity import render
 from flavor_exporter.common import config
 from flavor_exporter.common import published as pub
 from flavor_exporter.worker import refresh
+
+LOG = log.getLogger(__name__)
+
+PROG = 'flavor-exporter-report'
 
 CLI_OPTS = [
     cfg.StrOpt('format', default='table', choices=['table', 'json'],
@@ -57,14 +63,19 @@ def main(argv=None):
     config.CONF.register_cli_opts(CLI_OPTS)
     # stdout carries the report: logs go to stderr unless a file is set.
     config.CONF.set_default('use_stderr', True)
-    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    try:
+        config.prepare_service(sys.argv[1:] if argv is None else argv)
+        options = refresh.engine_options(config.CONF)
+    except config.CONFIG_ERRORS as exc:
+        return config.refuse_to_start(PROG, exc)
     conf = config.CONF
     try:
         # Nothing is published: the documents are printed.
-        report = refresh.Refresher(conf, store=None).compute()
+        report = refresh.Refresher(conf, store=None,
+                                   options=options).compute()
     except Exception as exc:
-        sys.stderr.write('flavor-exporter-report: %s: %s\n'
-                         % (type(exc).__name__, exc))
+        LOG.debug('The report could not be computed', exc_info=True)
+        sys.stderr.write('%s: %s: %s\n' % (PROG, type(exc).__name__, exc))
         return 1
     documents, pointer = render.documents(report)
     name = pub.v2_list(True if conf.gpu else None)
@@ -74,11 +85,13 @@ def main(argv=None):
         sys.stdout.write(json.dumps(document, indent=2) + '\n')
     else:
         sys.stdout.write(format_table(document[pub.FLAVORS]))
-        sys.stdout.write('\nsource: %s, data from %s, %d API calls\n'
-                         % (report.source, document[pub.TIMESTAMP],
-                            report.api_calls))
+        sys.stdout.write('\n' + _(
+            'source: %(source)s, data from %(timestamp)s, %(calls)d API '
+            'calls') % {'source': report.source,
+                        'timestamp': document[pub.TIMESTAMP],
+                        'calls': report.api_calls} + '\n')
         for problem in report.problems:
-            sys.stdout.write('warning: %s\n' % problem)
+            sys.stdout.write(_('warning: %s') % problem + '\n')
     return 0
 
 

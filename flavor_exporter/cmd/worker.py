@@ -20,12 +20,15 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_service import service
 
+from flavor_exporter._i18n import _
 from flavor_exporter.common import config
 from flavor_exporter.common import store
 from flavor_exporter.worker import refresh
 from flavor_exporter.worker import service as worker_service
 
 LOG = log.getLogger(__name__)
+
+PROG = 'flavor-exporter-worker'
 
 CLI_OPTS = [
     cfg.BoolOpt('run-once', default=False,
@@ -36,19 +39,24 @@ CLI_OPTS = [
 
 def main(argv=None):
     config.CONF.register_cli_opts(CLI_OPTS)
-    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    try:
+        config.prepare_service(sys.argv[1:] if argv is None else argv)
+        options = refresh.engine_options(config.CONF)
+    except config.CONFIG_ERRORS as exc:
+        return config.refuse_to_start(PROG, exc)
     conf = config.CONF
     if conf.run_once:
         refresher = refresh.Refresher(conf,
-                                      store.DocumentStore.from_conf(conf))
+                                      store.DocumentStore.from_conf(conf),
+                                      options=options)
         if refresher.refresh():
             return 0
-        sys.stderr.write('flavor-exporter-worker: the refresh failed, '
-                         'nothing was published: %s\n'
-                         % refresher.last_error)
+        sys.stderr.write('%s: %s\n' % (PROG, _(
+            'the refresh failed, nothing was published: %s')
+            % refresher.last_error))
         return 1
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
-    launcher.launch_service(worker_service.WorkerService(conf))
+    launcher.launch_service(worker_service.WorkerService(conf, options))
     return launcher.wait()
 
 

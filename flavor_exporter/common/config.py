@@ -13,6 +13,8 @@
 #    under the License.
 """Parse the configuration and set up logging, once per process."""
 
+import sys
+
 from oslo_config import cfg
 from oslo_log import log
 
@@ -23,8 +25,25 @@ from flavor_exporter import version
 CONF = conf.CONF
 PROJECT = 'flavor-exporter'
 
+# The exit status of a command that refuses its configuration: the one
+# argparse gives a bad command line, so that both mean "fix how I am run".
+EXIT_INVALID_CONFIG = 2
+
+LOG = log.getLogger(__name__)
+
 log.register_options(CONF)
 opts.set_defaults()
+
+
+class InvalidOption(ValueError):
+    """An option value the service cannot run with.
+
+    The message names the option and says what is wrong with the value.
+    """
+
+
+# What a command may meet while reading its configuration at start.
+CONFIG_ERRORS = (cfg.Error, InvalidOption)
 
 
 def parse_args(argv, default_config_files=None, default_config_dirs=None):
@@ -40,7 +59,15 @@ def prepare_service(argv, default_config_files=None,
     """Parse argv (without the program name) and configure oslo.log."""
     parse_args(argv, default_config_files, default_config_dirs)
     log.setup(CONF, PROJECT)
-    CONF.log_opt_values(log.getLogger(__name__), log.DEBUG)
+    CONF.log_opt_values(LOG, log.DEBUG)
 
 
-__all__ = ['CONF', 'cfg', 'parse_args', 'prepare_service']
+def refuse_to_start(prog, error):
+    """Say on one line why prog cannot start; the exit status to return.
+
+    One line on stderr, not a traceback: the operator's next step is to
+    edit the configuration, not to read our code.
+    """
+    LOG.debug('%s refused its configuration', prog, exc_info=error)
+    sys.stderr.write('%s: %s\n' % (prog, error))
+    return EXIT_INVALID_CONFIG

@@ -28,6 +28,7 @@ from keystoneauth1 import loading as ks_loading
 import openstack
 from oslo_log import log
 
+from flavor_exporter._i18n import _
 from flavor_exporter.conf import openstack as openstack_conf
 
 LOG = log.getLogger(__name__)
@@ -67,8 +68,9 @@ def connect(conf):
 def _describe(exc):
     """exc's message, with what to check when the credentials were refused."""
     if isinstance(exc, ks_exc.Unauthorized):
-        return ('%s; Keystone refused the credentials: check them in '
-                '[openstack], or in clouds.yaml or the OS_* variables' % exc)
+        return (_('%s; Keystone refused the credentials: check them in '
+                  '[openstack], or in clouds.yaml or the OS_* variables')
+                % exc)
     return str(exc)
 
 
@@ -113,13 +115,11 @@ class CloudClient:
             return False
         except (ks_exc.ClientException,
                 openstack.exceptions.SDKException) as exc:
-            raise CloudError('Could not read the service catalog (looking '
-                             'for %s): %s' % (service_type, _describe(exc))
-                             ) from exc
-
-    def reset_counts(self):
-        with self._lock:
-            self.calls = collections.Counter()
+            raise CloudError(
+                _('Could not read the service catalog (looking for '
+                  '%(service)s): %(error)s')
+                % {'service': service_type, 'error': _describe(exc)}
+            ) from exc
 
     @property
     def call_count(self):
@@ -137,17 +137,23 @@ class CloudClient:
                                  microversion=microversion, raise_exc=False)
         except (ks_exc.ClientException,
                 openstack.exceptions.SDKException) as exc:
-            raise CloudError('%s GET %s failed: %s'
-                             % (service, path, _describe(exc))) from exc
+            raise CloudError(
+                _('%(service)s GET %(path)s failed: %(error)s')
+                % {'service': service, 'path': path,
+                   'error': _describe(exc)}) from exc
         if response.status_code >= 400:
-            raise CloudError('%s GET %s answered %s: %s'
-                             % (service, path, response.status_code,
-                                response.text[:300]))
+            raise CloudError(
+                _('%(service)s GET %(path)s answered %(status)s: %(body)s')
+                % {'service': service, 'path': path,
+                   'status': response.status_code,
+                   'body': response.text[:300]})
         try:
             return response.json()
         except ValueError as exc:
-            raise CloudError('%s GET %s answered with invalid JSON: %s'
-                             % (service, path, exc)) from exc
+            raise CloudError(
+                _('%(service)s GET %(path)s answered with invalid JSON: '
+                  '%(error)s')
+                % {'service': service, 'path': path, 'error': exc}) from exc
 
     def get_all(self, service, path, key, microversion=None, params=None):
         """Every item of a Nova list call, following its pagination."""
@@ -157,8 +163,9 @@ class CloudClient:
             body = self.get(service, path, microversion, params)
             page = body.get(key)
             if page is None:
-                raise CloudError('%s GET %s: no %r in the answer'
-                                 % (service, path, key))
+                raise CloudError(
+                    _('%(service)s GET %(path)s: no %(key)r in the answer')
+                    % {'service': service, 'path': path, 'key': key})
             items.extend(page)
             marker = _next_marker(body, key)
             if not marker or not page:

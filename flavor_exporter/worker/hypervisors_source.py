@@ -25,8 +25,8 @@ import math
 
 from oslo_log import log
 
+from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import request
 from flavor_exporter.worker import nova
 
 LOG = log.getLogger(__name__)
@@ -79,14 +79,13 @@ class HypervisorsSource:
     def collect(self, client):
         problems = []
         calls_before = client.call_count
-        aliases = request.parse_aliases(self._conf.pci.alias)
         flavors = nova.list_flavors(client, problems)
         hypervisors = client.get_all('compute', '/os-hypervisors/detail',
                                      'hypervisors', HYPERVISOR_MICROVERSION)
         aggregates = nova.list_aggregates(client)
         usage = {}
         if any('gpu' in agg.metadata for agg, _ in aggregates):
-            usage = nova.gpu_usage_by_host(client, aliases, problems)
+            usage = nova.gpu_usage_by_host(client, problems)
         pools = nova.gpu_pools_by_host(aggregates, problems, usage)
 
         hosts = []
@@ -96,12 +95,13 @@ class HypervisorsSource:
             try:
                 provider = self._root_provider(hypervisor)
             except (KeyError, TypeError, ValueError) as exc:
-                problems.append('hypervisor %s: no usable resource figures '
-                                '(%s), skipped' % (label, exc))
+                problems.append(_('hypervisor %(hypervisor)s: no usable '
+                                  'resource figures (%(error)s), skipped')
+                                % {'hypervisor': label, 'error': exc})
                 continue
             if not service_host:
-                problems.append('hypervisor %s: no compute service host, '
-                                'skipped' % label)
+                problems.append(_('hypervisor %s: no compute service host, '
+                                  'skipped') % label)
                 continue
             hosts.append(model.Host(
                 name=service_host,

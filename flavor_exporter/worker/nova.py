@@ -19,8 +19,9 @@ items as problems (a line naming the item) instead of failing the refresh.
 
 from oslo_log import log
 
+from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import request
+from flavor_exporter.capacity import pci_alias
 
 LOG = log.getLogger(__name__)
 
@@ -31,6 +32,8 @@ FLAVOR_MICROVERSION = '2.75'
 SERVICE_MICROVERSION = '2.53'
 # 2.47: servers embed their flavor, extra specs included.
 SERVER_MICROVERSION = '2.47'
+# Servers named in one problem line; the rest are counted.
+SERVERS_NAMED = 5
 # 2.41: aggregates carry their UUID (Placement knows them by it).
 AGGREGATE_MICROVERSION = '2.41'
 
@@ -66,8 +69,10 @@ def list_flavors(client, problems):
         try:
             flavors.append(parse_flavor(body))
         except (KeyError, TypeError, ValueError) as exc:
-            problems.append('flavor %s: unreadable (%s), skipped'
-                            % (body.get('name') or body.get('id'), exc))
+            problems.append(_('flavor %(flavor)s: unreadable (%(error)s), '
+                              'skipped')
+                            % {'flavor': body.get('name') or body.get('id'),
+                               'error': exc})
     return flavors
 
 
@@ -119,10 +124,12 @@ def gpu_pools_by_host(aggregates, problems, used_by_host=None):
                 raise ValueError
         except (TypeError, ValueError):
             problems.append(
-                'aggregate %s: gpu_count=%r gpu_type=%r is not a GPU '
-                'count and type, aggregate skipped'
-                % (aggregate.name, metadata.get('gpu_count'),
-                   metadata.get('gpu_type')))
+                _('aggregate %(aggregate)s: gpu_count=%(count)r '
+                  'gpu_type=%(type)r is not a GPU count and type, aggregate '
+                  'skipped')
+                % {'aggregate': aggregate.name,
+                   'count': metadata.get('gpu_count'),
+                   'type': metadata.get('gpu_type')})
             continue
         for host in hosts:
             used = used_by_host.get(host, {}).get(gpu_type, 0)
@@ -146,8 +153,10 @@ def assign_aggregates(hosts, aggregates, known, default_zone, problems):
     for aggregate, members in aggregates:
         for member in members:
             if member not in known:
-                problems.append('aggregate %s: host %s has no hypervisor, '
-                                'skipped' % (aggregate.name, member))
+                problems.append(_('aggregate %(aggregate)s: host %(host)s '
+                                  'has no hypervisor, skipped')
+                                % {'aggregate': aggregate.name,
+                                   'host': member})
                 continue
             for host in by_service_host.get(member, []):
                 host.aggregates.append(aggregate)
@@ -157,35 +166,79 @@ def assign_aggregates(hosts, aggregates, known, default_zone, problems):
              if a.metadata.get('availability_zone')), default_zone)
 
 
-def gpu_usage_by_host(client, aliases, problems):
-    """{service host: {alias name: devices}} used by servers' flavors.
+def server_devices(server):
+    """{alias name: devices} a server holds, from its embedded flavor.
+
+    With microversion 2.47 a server carries its own copy of its flavor
+    (Nova's instance.flavor), which outlives a deleted flavor. ValueError
+    saying what is missing or malformed when it cannot be read.
+    """
+    flavor = server.get('flavor')
+    if not isinstance(flavor, dict):
+        raise ValueError(_('its flavor is not in the answer'))
+    if not flavor:
+        # nova.api.openstack.compute.views.servers._get_flavor answers {}
+        # when the instance's flavor is gone from its cell database.
+        raise ValueError(_("its flavor is gone from Nova's database"))
+    specs = flavor.get('extra_specs')
+    if not isinstance(specs, dict):
+        # Nova leaves them out when policy
+        # os_compute_api:os-flavor-extra-specs:index refuses the caller.
+        raise ValueError(_("its flavor's extra specs are not in the answer "
+                           "(does the worker's account pass policy "
+                           "os_compute_api:os-flavor-extra-specs:index?)"))
+    try:
+        return pci_alias.devices_by_alias(specs)
+    except ValueError as exc:
+        raise ValueError(_('flavor %(name)r: %(error)s')
+                         % {'name': flavor.get('original_name'),
+                            'error': exc}) from None
+
+
+def _unreadable_line(reason, servers):
+    named = ', '.join(_('%(server)s on %(host)s')
+                      % {'server': server, 'host': host}
+                      for server, host in servers[:SERVERS_NAMED])
+    if len(servers) > SERVERS_NAMED:
+        named += _(' and %d more') % (len(servers) - SERVERS_NAMED)
+    return (_('servers %(servers)s: %(reason)s; the PCI devices they hold '
+              'are not counted as used') % {'servers': named,
+                                            'reason': reason})
+
+
+def gpu_usage_by_host(client, problems):
+    """{service host: {alias name: devices}} held by servers.
 
     Needed wherever GPUs are only known from aggregates: Placement then has
     no PCI usage, so the servers' flavors are the record of who holds one.
+    Only a flavor's pci_passthrough:alias is read; a server whose flavor
+    cannot be read is a problem, one line per reason: its devices would
+    otherwise look free.
     """
     usage = {}
+    unreadable = {}  # reason -> [(server id, host)]
     servers = client.get_all('compute', '/servers/detail', 'servers',
                              SERVER_MICROVERSION, {'all_tenants': 1})
     for server in servers:
         host = server.get('OS-EXT-SRV-ATTR:host')
-        embedded = server.get('flavor') or {}
-        specs = embedded.get('extra_specs') or {}
-        if not host or 'pci_passthrough:alias' not in specs:
+        if not host and server.get('status') == 'UNKNOWN':
+            # Nova lists a server of a cell it cannot reach with its id
+            # and status only: where it runs, and on what, is unknown.
+            unreadable.setdefault(_('their cell is down'), []).append(
+                (server.get('id'), _('an unknown host')))
             continue
-        flavor = model.Flavor(id=server['id'],
-                              name=embedded.get('original_name', '?'),
-                              vcpus=_int(embedded.get('vcpus')),
-                              ram=_int(embedded.get('ram')),
-                              disk=_int(embedded.get('disk')),
-                              extra_specs=specs)
+        if not host:
+            continue  # on no compute host, it holds no device
         try:
-            demands = request.build_request(flavor, aliases).pci
-        except request.InvalidExtraSpec as exc:
-            problems.append('server %s: %s; its GPUs are not counted'
-                            % (server['id'], exc))
+            devices = server_devices(server)
+        except ValueError as exc:
+            unreadable.setdefault(str(exc), []).append(
+                (server.get('id'), host))
             continue
-        by_alias = usage.setdefault(host, {})
-        for demand in demands:
-            by_alias[demand.alias] = (by_alias.get(demand.alias, 0)
-                                      + demand.count)
+        if devices:
+            by_alias = usage.setdefault(host, {})
+            for name, count in devices.items():
+                by_alias[name] = by_alias.get(name, 0) + count
+    for reason, which in unreadable.items():
+        problems.append(_unreadable_line(reason, which))
     return usage

@@ -16,8 +16,8 @@
 With ``[api] compute_on_miss`` the entry points (flavor_exporter.wsgi.api,
 flavor-exporter-all) hand this to the API, which never imports the worker.
 The refresher, and with it openstacksdk and the capacity engine, is only
-imported and built on the first cold-cache request: an API process that
-never meets one does not pay their import time.
+imported when compute_on_miss is on, and built on the first cold-cache
+request.
 """
 
 
@@ -25,12 +25,17 @@ class RefreshOnMiss:
     """Callable: one refresh into store; True when it published."""
 
     def __init__(self, conf, store):
+        """Raises config.InvalidOption for a [pci] alias Nova refuses."""
+        from flavor_exporter.worker import refresh
+        self._refresh = refresh
         self._conf = conf
         self._store = store
+        # Checked when the application starts, not at the first miss.
+        self._options = refresh.engine_options(conf)
         self._refresher = None
 
     def __call__(self):
         if self._refresher is None:
-            from flavor_exporter.worker import refresh
-            self._refresher = refresh.Refresher(self._conf, self._store)
+            self._refresher = self._refresh.Refresher(
+                self._conf, self._store, options=self._options)
         return self._refresher.refresh()

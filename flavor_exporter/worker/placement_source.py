@@ -27,9 +27,9 @@ import threading
 
 from oslo_log import log
 
+from flavor_exporter._i18n import _
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import request
 from flavor_exporter.worker import nova
 from flavor_exporter.worker import placement_providers
 
@@ -93,10 +93,10 @@ class PlacementSource:
             root = summaries.get(root_uuid)
             label = root.label if root else root_uuid
             problems.append(
-                'resource provider %s: root provider with no hypervisor '
-                '(a sharing provider, or a compute node Nova no longer '
-                'has), its tree of %d provider(s) skipped'
-                % (label, len(trees[root_uuid])))
+                _('resource provider %(provider)s: root provider with no '
+                  'hypervisor (a sharing provider, or a compute node Nova no '
+                  'longer has), its tree of %(count)d provider(s) skipped')
+                % {'provider': label, 'count': len(trees[root_uuid])})
         # Only trees of compute nodes are read: stale or sharing providers
         # would cost calls for nothing.
         wanted = [summary for root_uuid, members in trees.items()
@@ -109,21 +109,23 @@ class PlacementSource:
                 nodes.items(), key=lambda item: item[1][:2]):
             if uuid not in summaries:
                 problems.append(
-                    'hypervisor %s (host %s): no resource provider %s in '
-                    'Placement, skipped' % (node, service_host, uuid))
+                    _('hypervisor %(node)s (host %(host)s): no resource '
+                      'provider %(uuid)s in Placement, skipped')
+                    % {'node': node, 'host': service_host, 'uuid': uuid})
                 continue
             if summaries[uuid].root_uuid != uuid:
                 problems.append(
-                    'hypervisor %s (host %s): resource provider %s is not '
-                    'a root provider, skipped'
-                    % (node, service_host, summaries[uuid].label))
+                    _('hypervisor %(node)s (host %(host)s): resource '
+                      'provider %(provider)s is not a root provider, skipped')
+                    % {'node': node, 'host': service_host,
+                       'provider': summaries[uuid].label})
                 continue
             providers = self._tree(summaries[uuid], trees[uuid], reading,
                                    problems)
             if not providers:
-                problems.append('hypervisor %s (host %s): its root '
-                                'provider is unusable, skipped'
-                                % (node, service_host))
+                problems.append(_('hypervisor %(node)s (host %(host)s): its '
+                                  'root provider is unusable, skipped')
+                                % {'node': node, 'host': service_host})
                 continue
             # os-services is the scheduler's view; the hypervisor carries
             # the same service state should os-services miss the host.
@@ -159,7 +161,7 @@ class PlacementSource:
         nodes = {}
         for hypervisor in hypervisors:
             if not isinstance(hypervisor, dict):
-                problems.append('hypervisor entry %r unreadable, skipped'
+                problems.append(_('hypervisor entry %r unreadable, skipped')
                                 % (hypervisor,))
                 continue
             uuid = hypervisor.get('id')
@@ -167,9 +169,11 @@ class PlacementSource:
             service_host = (hypervisor.get('service') or {}).get('host')
             if not uuid or not node or not service_host:
                 problems.append(
-                    'hypervisor %s: no id, node name or compute service '
-                    'host (id=%r, service host=%r), skipped'
-                    % (node or uuid, uuid, service_host))
+                    _('hypervisor %(hypervisor)s: no id, node name or '
+                      'compute service host (id=%(uuid)r, service '
+                      'host=%(host)r), skipped')
+                    % {'hypervisor': node or uuid, 'uuid': uuid,
+                       'host': service_host})
                 continue
             nodes[str(uuid)] = (node, service_host, hypervisor)
         return nodes
@@ -198,8 +202,9 @@ class PlacementSource:
                 problems.append(reading.unusable[summary.uuid])
                 for kid in kids:
                     problems.append(
-                        'resource provider %s: its parent %s was skipped, '
-                        'skipped with it' % (kid.label, summary.label))
+                        _('resource provider %(provider)s: its parent '
+                          '%(parent)s was skipped, skipped with it')
+                        % {'provider': kid.label, 'parent': summary.label})
                     reached.add(kid.uuid)
                 if summary is root:
                     return []
@@ -209,9 +214,10 @@ class PlacementSource:
         for summary in members:
             if summary.uuid not in reached:
                 problems.append(
-                    'resource provider %s: its parent %s is not in the tree '
-                    'of %s, skipped' % (summary.label, summary.parent_uuid,
-                                        root.label))
+                    _('resource provider %(provider)s: its parent %(parent)s '
+                      'is not in the tree of %(root)s, skipped')
+                    % {'provider': summary.label,
+                       'parent': summary.parent_uuid, 'root': root.label})
         return providers
 
     def _place_in_aggregates(self, hosts, nodes, aggregates, problems):
@@ -234,15 +240,9 @@ class PlacementSource:
         if not any(host.name in pools for host in hosts):
             problems.extend(scratch)
             return
-        try:
-            aliases = request.parse_aliases(self._conf.pci.alias)
-        except (TypeError, ValueError) as exc:
-            problems.append('[pci] alias: %s; servers\' GPUs are matched '
-                            'by alias name only' % exc)
-            aliases = {}
         # Usage is keyed by alias name and pools by gpu_type: a flavor's
         # alias name is its GPU type, as the predecessor matched them.
-        used = nova.gpu_usage_by_host(client, aliases, problems)
+        used = nova.gpu_usage_by_host(client, problems)
         pools = nova.gpu_pools_by_host(aggregates, problems,
                                        used_by_host=used)
         for host in hosts:

@@ -25,9 +25,10 @@ import time
 from oslo_log import log
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import render
-from flavor_exporter.capacity import request
 from flavor_exporter.common import cache
+from flavor_exporter.common import config
 from flavor_exporter.common import openstack
 from flavor_exporter.common import published as pub
 from flavor_exporter.worker import hypervisors_source
@@ -35,15 +36,29 @@ from flavor_exporter.worker import placement_source
 
 LOG = log.getLogger(__name__)
 
+# Problem lines kept in the status entry: enough to act on, and a cloud
+# with thousands of broken hosts still fits one memcached item.
+PROBLEMS_PUBLISHED = 100
+
 
 def _now():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
 def engine_options(conf):
-    """Engine options from CONF; ValueError on a bad [pci] alias."""
+    """Engine options from CONF; config.InvalidOption on a bad [pci] alias.
+
+    The one place [pci] alias is parsed. Commands call it before they
+    start, so that a bad alias stops them at once, and hand the result to
+    the Refresher.
+    """
+    try:
+        aliases = pci_alias.parse_aliases(conf.pci.alias)
+    except ValueError as exc:
+        # The message already names [pci] alias and what is wrong.
+        raise config.InvalidOption(str(exc)) from None
     return engine.Options(
-        aliases=request.parse_aliases(conf.pci.alias),
+        aliases=aliases,
         skip_patterns=tuple(conf.capacity.skip_flavor_patterns),
         aggregate_instance_extra_specs=(
             conf.capacity.aggregate_instance_extra_specs))
@@ -62,14 +77,20 @@ def make_source(conf, client):
 
 
 class Refresher:
-    """Refreshes the published capacity data; safe to call repeatedly."""
+    """Refreshes the published capacity data; safe to call repeatedly.
 
-    def __init__(self, conf, store=None, client=None, source=None):
+    options: the engine Options, as engine_options(conf) returns them;
+    made from conf when not given.
+    """
+
+    def __init__(self, conf, store=None, client=None, source=None,
+                 options=None):
         self._conf = conf
         self._store = store
         self._client = client
         self._source = source
-        self._options = engine_options(conf)
+        self._options = (engine_options(conf) if options is None
+                         else options)
         self._last_documents = None
         self._status = pub.initial_status()
 
@@ -108,6 +129,10 @@ class Refresher:
             return False
         self._last_documents = (documents, pointer, report.collected_at)
         self._status['collect'] = getattr(self._source, 'last_stats', None)
+        # What the refresh skipped or could not read, for /v2/status: the
+        # published numbers are only as good as these lines allow.
+        self._status['problems'] = report.problems[:PROBLEMS_PUBLISHED]
+        self._status['problem_count'] = len(report.problems)
         self._record(started, api_calls=report.api_calls)
         LOG.info('Published capacity of %d flavors from %s in %.2fs '
                  '(%d API calls, %d problems)', len(report.flavors),

@@ -28,11 +28,16 @@ CACHE_CHECK_INTERVAL = 10
 
 
 class WorkerService(service.Service):
-    """Keeps the published capacity data fresh."""
+    """Keeps the published capacity data fresh.
 
-    def __init__(self, conf):
+    options: the engine Options the command made at start with
+    refresh.engine_options, which refuses a bad [pci] alias.
+    """
+
+    def __init__(self, conf, options):
         super().__init__()
         self._conf = conf
+        self._options = options
         self.refresher = None
 
     def start(self):
@@ -40,7 +45,8 @@ class WorkerService(service.Service):
         # Clients are made here, after the launcher forked this process:
         # sockets must not be shared with the parent.
         self.refresher = refresh.Refresher(
-            self._conf, store.DocumentStore.from_conf(self._conf))
+            self._conf, store.DocumentStore.from_conf(self._conf),
+            options=self._options)
         interval = self._conf.worker.refresh_interval
         LOG.info('Refreshing capacity data every %d seconds', interval)
         # stop_on_exception=False: one failed refresh must not end them all.

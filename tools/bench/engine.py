@@ -29,8 +29,8 @@ import tracemalloc
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
+from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import render
-from flavor_exporter.capacity import request
 
 ALIASES = ['{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}']
 
@@ -78,7 +78,7 @@ def synthetic_snapshot(hosts, flavors, gpu_only=False):
 
 
 def _options():
-    return engine.Options(aliases=request.parse_aliases(ALIASES))
+    return engine.Options(aliases=pci_alias.parse_aliases(ALIASES))
 
 
 def documents(hosts, flavors, gpu_only=False):

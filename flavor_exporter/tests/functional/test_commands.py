@@ -175,6 +175,19 @@ class TestWorkerAndApi(CommandsTestCase):
         self.assertIn('no-such-cloud',
                       self.store.status()['last_error']['message'])
 
+    def test_bad_alias_stops_the_worker_before_it_starts(self):
+        config = self.write_config(
+            lines=['alias = {"name": "T4", "vendor_id": "10de"}'])
+        done = self.run_command('flavor-exporter-worker', '--config-file',
+                                config, '--run-once')
+        self.assertEqual(2, done.returncode, done.stderr)
+        self.assertEqual(
+            ["flavor-exporter-worker: [pci] alias 'T4' needs vendor_id and "
+             "product_id, or resource_class"], done.stderr.splitlines())
+        # It stopped before its first refresh: not even a failure recorded.
+        self.assertIsNone(self.store.current())
+        self.assertIsNone(self.store.status())
+
 
 class TestOtherCommands(CommandsTestCase):
 

@@ -21,6 +21,7 @@ nova.pci.request and nova.objects.request_spec (Nova 34).
 import json
 
 from flavor_exporter.capacity import model
+from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import request
 
 A100 = json.dumps({'name': 'a100', 'vendor_id': '10de',
@@ -38,7 +39,7 @@ def make_flavor(extra_specs=None, vcpus=4, ram=8192, disk=20, ephemeral=0,
 
 def build(extra_specs=None, aliases=(), **kwargs):
     return request.build_request(make_flavor(extra_specs, **kwargs),
-                                 request.parse_aliases(list(aliases)))
+                                 pci_alias.parse_aliases(list(aliases)))
 
 
 def groups_of(req):

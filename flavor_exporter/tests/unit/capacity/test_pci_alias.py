@@ -211,6 +211,39 @@ class TestRequestedCounts(base.BaseTestCase):
             self.assertEqual(pci_alias.FLAVOR_KEY, exc.args[0], value)
 
 
+class TestDevicesByAlias(base.BaseTestCase):
+    """What a server holds, read from its flavor's pci_passthrough:alias."""
+
+    def devices(self, value):
+        return pci_alias.devices_by_alias({pci_alias.FLAVOR_KEY: value})
+
+    def test_no_alias_spec(self):
+        self.assertEqual({}, pci_alias.devices_by_alias({}))
+        self.assertEqual({}, pci_alias.devices_by_alias(
+            {'hw:cpu_policy': 'dedicated'}))
+
+    def test_counts_per_name(self):
+        self.assertEqual({'a100': 3, 'l4': 1},
+                         self.devices(' a100 : 2 , l4:1,a100:1'))
+
+    def test_zero_holds_nothing(self):
+        self.assertEqual({'l4': 1}, self.devices('a100:0,l4:1'))
+
+    def test_other_specs_do_not_matter(self):
+        # A flavor Nova would now refuse still gave its servers devices.
+        self.assertEqual({'a100': 1}, pci_alias.devices_by_alias(
+            {pci_alias.FLAVOR_KEY: 'a100:1', 'hw:cpu_policy': 'sometimes',
+             'resources:FOO': 'x'}))
+
+    def test_malformed_names_the_spec(self):
+        for value in ('a100', 'a100:x', 'a100:-1', ':1'):
+            exc = self.assertRaises(ValueError, self.devices, value)
+            self.assertIn(pci_alias.FLAVOR_KEY, str(exc), value)
+        exc = self.assertRaises(ValueError, self.devices, 'a100:two')
+        self.assertEqual("pci_passthrough:alias: count of 'a100' is not an "
+                         "integer", str(exc))
+
+
 class TestFlavorAliases(base.BaseTestCase, helpers.InvalidMixin):
     """pci_passthrough:alias through build_request: the PciDemands."""
 

@@ -20,8 +20,8 @@ hw:* features, [pci] alias and the notes on what is not modelled have test
 modules of their own, as the code has.
 """
 
-from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import request
+from flavor_exporter.capacity import vocabulary
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.capacity import request_helpers as helpers
 
@@ -152,7 +152,7 @@ class TestOverrides(base.BaseTestCase, helpers.InvalidMixin):
             self.assertInvalid(key, {key: '1'})
 
     def test_every_standard_class_is_accepted(self):
-        for rc in request.STANDARD_RESOURCE_CLASSES:
+        for rc in vocabulary.STANDARD_RESOURCE_CLASSES:
             req = build({'resources_s:' + rc: '1'})
             self.assertEqual({rc: 1}, resources_of(req, '_s'))
 
@@ -334,19 +334,3 @@ class TestAggregateSpecs(base.BaseTestCase):
                      'resources:VGPU': '1'})
         self.assertEqual({'gpu': 'true', 'ssd': '<or> yes <or> true'},
                          req.aggregate_specs)
-
-
-class TestPublicNames(base.BaseTestCase):
-    """What other modules import from request, wherever it now lives."""
-
-    def test_names(self):
-        for name in ('InvalidExtraSpec', 'RequestGroup', 'PciDemand',
-                     'ResourceRequest', 'PciAlias', 'VGPU',
-                     'STANDARD_RESOURCE_CLASSES', 'build_request',
-                     'parse_aliases', 'normalize_resource_class',
-                     'normalize_traits'):
-            self.assertTrue(hasattr(request, name), name)
-
-    def test_alias_names_are_pci_alias_ones(self):
-        self.assertIs(pci_alias.PciAlias, request.PciAlias)
-        self.assertIs(pci_alias.parse_aliases, request.parse_aliases)

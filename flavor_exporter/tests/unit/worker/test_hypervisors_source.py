@@ -184,6 +184,19 @@ class TestPredecessorExample(base.TestCase):
         self.assertIn('pci_passthrough:alias', bad.error)
         self.assertEqual((4, 3), self.numbers(report)[MEDIUM])
 
+    def test_server_whose_flavor_cannot_be_read_is_a_problem(self):
+        bodies = copy.deepcopy(CLOUD)
+        servers = bodies['/servers/detail']['servers']
+        servers.append(copy.deepcopy(servers[1]))
+        servers[-1]['id'] = 'vm3'
+        del servers[-1]['flavor']
+        report, _ = self.report(bodies)
+        self.assertEqual(['servers vm3 on host3: its flavor is not in the '
+                          'answer; the PCI devices they hold are not counted '
+                          'as used'], report.problems)
+        # vm2's GPU still counts: host3 has one of two free.
+        self.assertEqual((4, 3), self.numbers(report)[MEDIUM])
+
     def test_multiple_aliases_in_one_flavor(self):
         bodies = copy.deepcopy(CLOUD)
         bodies['/flavors/detail']['flavors'].append(

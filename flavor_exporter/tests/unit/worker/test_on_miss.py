@@ -15,20 +15,29 @@
 from unittest import mock
 
 from flavor_exporter.common import cache
+from flavor_exporter.common import config
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.worker import on_miss
+from flavor_exporter.worker import refresh
 
 
 class TestRefreshOnMiss(base.TestCase):
+
+    def test_bad_alias_refused_at_start(self):
+        self.flags(group='pci', alias=['{"name": "T4"}'])
+        self.assertRaises(config.InvalidOption, on_miss.RefreshOnMiss,
+                          self.conf, None)
 
     def test_built_once_on_first_use(self):
         documents = store.DocumentStore(cache.MemoryBackend(), 'test', 0)
         with mock.patch('flavor_exporter.worker.refresh.Refresher') as cls:
             cls.return_value.refresh.return_value = True
-            refresh = on_miss.RefreshOnMiss(self.conf, documents)
+            fill = on_miss.RefreshOnMiss(self.conf, documents)
             cls.assert_not_called()
-            self.assertTrue(refresh())
-            self.assertTrue(refresh())
-        cls.assert_called_once_with(self.conf, documents)
+            self.assertTrue(fill())
+            self.assertTrue(fill())
+        cls.assert_called_once_with(self.conf, documents,
+                                    options=refresh.engine_options(
+                                        self.conf))
         self.assertEqual(2, cls.return_value.refresh.call_count)

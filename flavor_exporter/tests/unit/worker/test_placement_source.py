@@ -724,6 +724,22 @@ class TestGpuAggregates(PlacementSourceTestCase):
         # Servers are listed on every refresh: usage has no generation.
         self.assertEqual(1 + 3 + 4 + 1, self.collect().api_calls)
 
+    def test_server_whose_flavor_cannot_be_read_is_a_problem(self):
+        self.cloud.add_aggregate('v100', ['gpu1'],
+                                 {'gpu': 'True', 'gpu_count': '4',
+                                  'gpu_type': 'V100'})
+        self.cloud.add_server('gpu1', 'gpu1.example.org', 'g1.v100',
+                              {'pci_passthrough:alias': 'V100:1'})
+        self.cloud.add_server('gpu1', 'gpu1.example.org', 'g.broken',
+                              {'pci_passthrough:alias': 'V100'})
+        snapshot = self.collect()
+        self.assertEqual([model.GpuPool('V100', 4, used=1)],
+                         self.host(snapshot, 'gpu1.example.org').gpu_pools)
+        self.assertEqual(1, len(snapshot.problems))
+        self.assertIn("flavor 'g.broken': pci_passthrough:alias: "
+                      "'V100' is not NAME:COUNT", snapshot.problems[0])
+        self.assertIn('not counted as used', snapshot.problems[0])
+
     def test_no_servers_call_without_gpu_aggregates(self):
         self.cloud.add_aggregate('ssd', ['gpu1'], {'ssd': 'true'})
         self.cloud.add_aggregate('notgpu', ['gpu2'],

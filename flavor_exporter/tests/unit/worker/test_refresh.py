@@ -14,8 +14,10 @@
 
 import json
 
+from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.common import cache
+from flavor_exporter.common import config
 from flavor_exporter.common import openstack
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
@@ -42,12 +44,15 @@ class FakeSource:
     def __init__(self):
         self.error = None
         self.calls = 0
+        self.problems = []
 
     def collect(self, client):
         self.calls += 1
         if self.error:
             raise self.error
-        return snapshot()
+        collected = snapshot()
+        collected.problems = list(self.problems)
+        return collected
 
 
 class TestRefresher(base.TestCase):
@@ -117,10 +122,64 @@ class TestRefresher(base.TestCase):
         self.assertEqual(1, self.source.calls)
         self.assertEqual(2, len(self.v2_list()['flavors']))
 
-    def test_bad_alias_config_is_a_clear_error(self):
+    def test_problems_are_published_in_the_status(self):
+        self.source.problems = ['server vm1 on host3: flavor unreadable']
+        self.assertTrue(self.refresher.refresh())
+        status = self.store.status()
+        self.assertEqual(['server vm1 on host3: flavor unreadable'],
+                         status['problems'])
+        self.assertEqual(1, status['problem_count'])
+        # A failed refresh keeps those of the data still published.
+        self.source.error = TimeoutError('read timed out')
+        self.assertFalse(self.refresher.refresh())
+        self.assertEqual(1, self.store.status()['problem_count'])
+        self.source.error = None
+        self.source.problems = []
+        self.assertTrue(self.refresher.refresh())
+        self.assertEqual(([], 0), (self.store.status()['problems'],
+                                   self.store.status()['problem_count']))
+
+    def test_published_problems_are_bounded(self):
+        self.source.problems = ['problem %d' % i for i in range(250)]
+        self.assertTrue(self.refresher.refresh())
+        status = self.store.status()
+        self.assertEqual(refresh.PROBLEMS_PUBLISHED, len(status['problems']))
+        self.assertEqual('problem 0', status['problems'][0])
+        self.assertEqual(250, status['problem_count'])
+
+    def test_given_options_are_used_as_given(self):
+        # Commands parse [pci] alias once, at start, and hand it down.
         self.flags(group='pci', alias=['{"name": '])
-        self.assertRaises(ValueError, refresh.Refresher, self.conf,
-                          self.store)
+        refresher = refresh.Refresher(self.conf, self.store, client=object(),
+                                      source=self.source,
+                                      options=engine.Options())
+        self.assertTrue(refresher.refresh())
+
+
+class TestEngineOptions(base.TestCase):
+
+    def test_aliases_parsed(self):
+        self.flags(group='pci', alias=[
+            '{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}'])
+        options = refresh.engine_options(self.conf)
+        self.assertEqual(['V100'], list(options.aliases))
+        self.assertEqual('CUSTOM_PCI_10DE_1DB4',
+                         options.aliases['V100'].placement_resource_class)
+
+    def test_bad_alias_names_the_option(self):
+        self.flags(group='pci', alias=['{"name": '])
+        exc = self.assertRaises(config.InvalidOption,
+                                refresh.engine_options, self.conf)
+        self.assertTrue(str(exc).startswith('[pci] alias {"name": : not '
+                                            'valid JSON'), str(exc))
+        self.assertNotIn('\n', str(exc))
+
+    def test_refresher_without_options_refuses_a_bad_alias(self):
+        self.flags(group='pci', alias=['{"name": "x"}'])
+        exc = self.assertRaises(config.InvalidOption, refresh.Refresher,
+                                self.conf)
+        self.assertEqual("[pci] alias 'x' needs vendor_id and product_id, "
+                         "or resource_class", str(exc))
 
 
 class BrokenBackend(cache.MemoryBackend):
