@@ -99,41 +99,66 @@ def _label(value):
             .replace('"', '\\"'))
 
 
+def _family(name, text):
+    return ['# HELP %s %s' % (name, text), '# TYPE %s gauge' % name]
+
+
 def metrics(report):
-    """Per-flavor gauges in the Prometheus text format 0.0.4."""
+    """Per-flavor gauges in the Prometheus text format 0.0.4.
+
+    Every family is a gauge: an instance count goes up and down with the
+    cloud, so none carries the _total suffix Prometheus keeps for counters
+    - except openstack_free_capacity_by_flavor_total, kept under the name
+    stackhpc/os-capacity gives it so that its dashboards and alerts keep
+    working (see doc/source/admin/monitoring.rst).
+    """
+    valid = [c for c in report.flavors if c.request is not None]
     lines = []
     families = (
-        ('total', 'Instances of the flavor that fit in the empty cloud.'),
-        ('available', 'Instances of the flavor that fit now.'))
-    for name, text in families:
-        metric = 'flavor_exporter_flavor_%s' % name
-        lines += ['# HELP %s %s' % (metric, text),
-                  '# TYPE %s gauge' % metric]
-        for capacity in report.flavors:
-            if capacity.request is None:
-                continue
+        ('flavor_exporter_flavor_capacity', 'total',
+         'Instances of the flavor that fit in the empty cloud.'),
+        ('flavor_exporter_flavor_available', 'available',
+         'Instances of the flavor that fit now.'))
+    for metric, attribute, text in families:
+        lines += _family(metric, text)
+        for capacity in valid:
             labels = 'flavor_id="%s",flavor_name="%s",gpu="%s"' % (
                 _label(capacity.flavor.id), _label(capacity.flavor.name),
                 'true' if capacity.gpu else 'false')
             lines.append('%s{%s} %d' % (metric, labels,
-                                        getattr(capacity, name)))
-    metric = 'flavor_exporter_flavor_zone_available'
-    lines += ['# HELP %s Instances of the flavor that fit now in one '
-              'availability zone.' % metric, '# TYPE %s gauge' % metric]
-    for capacity in report.flavors:
-        for zone, (_, available) in sorted(capacity.zones.items()):
-            if capacity.request is None:
-                continue
-            lines.append('%s{flavor_id="%s",availability_zone="%s"} %d' % (
-                metric, _label(capacity.flavor.id), _label(zone),
-                available))
+                                        getattr(capacity, attribute)))
+    zone_families = (
+        ('flavor_exporter_flavor_zone_capacity', 0,
+         'Instances of the flavor that fit in one availability zone, '
+         'empty.'),
+        ('flavor_exporter_flavor_zone_available', 1,
+         'Instances of the flavor that fit now in one availability zone.'))
+    for metric, index, text in zone_families:
+        lines += _family(metric, text)
+        for capacity in valid:
+            for zone, figures in sorted(capacity.zones.items()):
+                lines.append(
+                    '%s{flavor_id="%s",flavor_name="%s",'
+                    'availability_zone="%s"} %d' % (
+                        metric, _label(capacity.flavor.id),
+                        _label(capacity.flavor.name), _label(zone),
+                        figures[index]))
     metric = 'flavor_exporter_flavor_invalid'
-    lines += ['# HELP %s 1 when the flavor has extra specs Nova would '
-              'reject.' % metric, '# TYPE %s gauge' % metric]
+    lines += _family(metric, '1 when the flavor has extra specs Nova would '
+                             'reject.')
     for capacity in report.flavors:
         lines.append('%s{flavor_id="%s"} %d' % (
             metric, _label(capacity.flavor.id),
             1 if capacity.request is None else 0))
+    # os-capacity's labels: flavor_name and public ("True"/"False", as
+    # Python prints them), the value is what fits now.
+    metric = 'openstack_free_capacity_by_flavor_total'
+    lines += _family(metric, 'Free capacity if you fill the cloud full of '
+                             'each flavor (os-capacity compatible).')
+    for capacity in valid:
+        lines.append('%s{flavor_name="%s",public="%s"} %d' % (
+            metric, _label(capacity.flavor.name),
+            bool(capacity.flavor.is_public), capacity.available))
     return ('\n'.join(lines) + '\n').encode('utf-8')
 
 

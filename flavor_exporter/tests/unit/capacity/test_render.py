@@ -82,3 +82,21 @@ class TestDocuments(base.BaseTestCase):
                       'flavor_name="m1.large",gpu="false"} 7\n', text)
         self.assertIn('flavor_exporter_flavor_invalid{flavor_id="bad"} 1',
                       text)
+        self.assertIn('flavor_exporter_flavor_capacity{flavor_id="1",'
+                      'flavor_name="m1.large",gpu="false"} 8\n', text)
+        self.assertIn('flavor_exporter_flavor_zone_capacity{flavor_id="g1",'
+                      'flavor_name="gpu.a100",availability_zone="az1"} 4\n',
+                      text)
+        self.assertIn('flavor_exporter_flavor_zone_available{flavor_id="1",'
+                      'flavor_name="m1.large",availability_zone="az1"} 3\n',
+                      text)
+        # Invalid flavors have no capacity samples, only their flag.
+        self.assertNotIn('flavor_id="bad",', text)
+
+    def test_metrics_os_capacity_compatible(self):
+        # stackhpc/os-capacity's name, labels and meaning (free capacity).
+        text = self.docs[pub.METRICS].decode()
+        self.assertIn('# TYPE openstack_free_capacity_by_flavor_total gauge',
+                      text)
+        self.assertIn('openstack_free_capacity_by_flavor_total{'
+                      'flavor_name="gpu.a100",public="True"} 2\n', text)
