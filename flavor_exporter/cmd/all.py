@@ -23,6 +23,7 @@ import sys
 from oslo_log import log
 from oslo_service import service
 
+from flavor_exporter._i18n import _
 from flavor_exporter.api import server
 from flavor_exporter.common import config
 from flavor_exporter.worker import on_miss
@@ -33,10 +34,15 @@ LOG = log.getLogger(__name__)
 
 PROG = 'flavor-exporter-all'
 
+DESCRIPTION = _(
+    'Run the API and the worker in one process: for small deployments '
+    'and trials ([document_cache] backend = memory needs no memcached).')
+
 
 def main(argv=None):
     try:
-        config.prepare_service(sys.argv[1:] if argv is None else argv)
+        config.prepare_service(sys.argv[1:] if argv is None else argv,
+                               description=DESCRIPTION)
         options = refresh.engine_options(config.CONF)
     except config.CONFIG_ERRORS as exc:
         return config.refuse_to_start(PROG, exc)

@@ -41,6 +41,11 @@ MODULE = 'flavor_exporter.wsgi.api:application'
 
 PROG = 'flavor-exporter-api'
 
+DESCRIPTION = _(
+    'Serve the flavor capacity REST API (/v2/flavors/, the legacy '
+    '/gpus/flavors, /metrics, /healthcheck) with uWSGI, from what '
+    'flavor-exporter-worker publishes to memcached.')
+
 
 class UwsgiNotFound(RuntimeError):
     pass
@@ -108,7 +113,8 @@ def config_files(conf):
 
 def main(argv=None):
     try:
-        config.prepare_service(sys.argv[1:] if argv is None else argv)
+        config.prepare_service(sys.argv[1:] if argv is None else argv,
+                               description=DESCRIPTION)
         if config.CONF.api.compute_on_miss:
             # The API computes on a cold cache with the worker's code:
             # refuse a [pci] alias the worker would refuse, before uWSGI

@@ -30,6 +30,11 @@ LOG = log.getLogger(__name__)
 
 PROG = 'flavor-exporter-report'
 
+DESCRIPTION = _(
+    'Read the cloud once and print how many instances of each flavor '
+    'fit, per availability zone, GPU flavors first: no memcached, no '
+    'API. Progress goes to stderr, the report to stdout.')
+
 CLI_OPTS = [
     cfg.StrOpt('format', default='table', choices=['table', 'json'],
                help='table for people; json prints the /v2/flavors/ '
@@ -64,7 +69,8 @@ def main(argv=None):
     # stdout carries the report: logs go to stderr unless a file is set.
     config.CONF.set_default('use_stderr', True)
     try:
-        config.prepare_service(sys.argv[1:] if argv is None else argv)
+        config.prepare_service(sys.argv[1:] if argv is None else argv,
+                               description=DESCRIPTION)
         options = refresh.engine_options(config.CONF)
     except config.CONFIG_ERRORS as exc:
         return config.refuse_to_start(PROG, exc)

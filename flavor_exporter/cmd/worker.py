@@ -30,6 +30,12 @@ LOG = log.getLogger(__name__)
 
 PROG = 'flavor-exporter-worker'
 
+DESCRIPTION = _(
+    'Read Nova and Placement every [worker] refresh_interval seconds, '
+    'compute how many instances of each flavor fit, and publish the '
+    'result to memcached for flavor-exporter-api. With --run-once, '
+    'refresh once and exit.')
+
 CLI_OPTS = [
     cfg.BoolOpt('run-once', default=False,
                 help='Refresh once, then exit: 0 when new data was '
@@ -40,7 +46,8 @@ CLI_OPTS = [
 def main(argv=None):
     config.CONF.register_cli_opts(CLI_OPTS)
     try:
-        config.prepare_service(sys.argv[1:] if argv is None else argv)
+        config.prepare_service(sys.argv[1:] if argv is None else argv,
+                               description=DESCRIPTION)
         options = refresh.engine_options(config.CONF)
     except config.CONFIG_ERRORS as exc:
         return config.refuse_to_start(PROG, exc)

@@ -55,7 +55,8 @@ class MemcachedBackend:
         try:
             return self._client.get(key)
         except (memcache_exc.MemcacheError, OSError) as exc:
-            raise CacheError('memcached get %s: %s' % (key, exc)) from exc
+            # Not the key: the message may reach an HTTP response.
+            raise CacheError('memcached get: %s' % exc) from exc
 
     def get_many(self, keys):
         """{key: value} of the keys the cache holds."""
@@ -78,10 +79,13 @@ class MemcachedBackend:
         except (memcache_exc.MemcacheError, OSError) as exc:
             raise CacheError('memcached set: %s' % exc) from exc
         if failed:
-            raise CacheError('memcached refused %d of %d keys (too large? '
-                             'raise memcached -I): %s'
-                             % (len(failed), len(values),
-                                ', '.join(sorted(failed)[:3])))
+            # pymemcache reports a server it marked down by failing its
+            # keys, without an exception. Items are never over
+            # published.PART_BYTES, half memcached's default -I: a refused
+            # item means a memcached that does not answer.
+            raise CacheError('memcached did not store %d of %d items '
+                             '(its server does not answer)'
+                             % (len(failed), len(values)))
 
     def close(self):
         self._client.quit()

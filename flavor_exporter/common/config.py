@@ -18,6 +18,8 @@ import sys
 from oslo_config import cfg
 from oslo_log import log
 
+from flavor_exporter._i18n import _
+from flavor_exporter.common import config_check
 from flavor_exporter import conf
 from flavor_exporter.conf import opts
 from flavor_exporter import version
@@ -43,23 +45,56 @@ class InvalidOption(ValueError):
 
 
 # What a command may meet while reading its configuration at start.
-CONFIG_ERRORS = (cfg.Error, InvalidOption)
+CONFIG_ERRORS = (cfg.Error, InvalidOption, config_check.ConfigMistake)
+
+# Where --help sends people for the options of the configuration files.
+EPILOG = ('Most settings are in the configuration file '
+          '(/etc/flavor-exporter/flavor-exporter.conf by default; every '
+          'option is described in flavor-exporter.conf.sample).')
 
 
-def parse_args(argv, default_config_files=None, default_config_dirs=None):
+def parse_args(argv, default_config_files=None, default_config_dirs=None,
+               description=None):
     CONF(argv,
          project=PROJECT,
          version=version.version_string(),
+         usage='%(prog)s [options]',
+         description=description,
+         epilog=EPILOG if description else None,
          default_config_files=default_config_files,
          default_config_dirs=default_config_dirs)
 
 
 def prepare_service(argv, default_config_files=None,
-                    default_config_dirs=None):
-    """Parse argv (without the program name) and configure oslo.log."""
-    parse_args(argv, default_config_files, default_config_dirs)
+                    default_config_dirs=None, description=None):
+    """Parse argv (without the program name) and configure oslo.log.
+
+    description: what the command does, the first thing --help says.
+    Raises one of CONFIG_ERRORS when the files have a mistake, unknown
+    options included (see flavor_exporter.common.config_check).
+    """
+    parse_args(argv, default_config_files, default_config_dirs,
+               description)
+    foreign = config_check.check(CONF)
     log.setup(CONF, PROJECT)
+    for section in foreign:
+        LOG.info('%s is not a flavor-exporter section; ignored', section)
     CONF.log_opt_values(LOG, log.DEBUG)
+
+
+def describe(error):
+    """error in one line, with what to do about it."""
+    if isinstance(error, cfg.ConfigFilesNotFoundError):
+        return _('configuration file not found: %(files)s; create it from '
+                 'flavor-exporter.conf.sample or name another with '
+                 '--config-file') % {'files': ', '.join(error.config_files)}
+    if isinstance(error, cfg.ConfigFileParseError):
+        return _('%(file)s is not a valid configuration file: %(msg)s') % {
+            'file': error.config_file, 'msg': error.msg}
+    if isinstance(error, cfg.ConfigDirNotFoundError):
+        return _('configuration directory not found: %s; create it or '
+                 'name another with --config-dir') % error.config_dir
+    return ' '.join(str(error).split())
 
 
 def refuse_to_start(prog, error):
@@ -69,5 +104,5 @@ def refuse_to_start(prog, error):
     edit the configuration, not to read our code.
     """
     LOG.debug('%s refused its configuration', prog, exc_info=error)
-    sys.stderr.write('%s: %s\n' % (prog, error))
+    sys.stderr.write('%s: %s\n' % (prog, describe(error)))
     return EXIT_INVALID_CONFIG

@@ -113,6 +113,11 @@ class CloudClient:
         except (ks_exc.EndpointNotFound, LookupError) as exc:
             LOG.debug('No %s endpoint: %s', service_type, exc)
             return False
+        except (ks_exc.DiscoveryFailure, ks_exc.ConnectFailure) as exc:
+            # The catalog comes with the token: what failed is Keystone.
+            raise CloudError(
+                _('Could not authenticate: Keystone does not answer at '
+                  '%(url)s') % {'url': self._auth_url()}) from exc
         except (ks_exc.ClientException,
                 openstack.exceptions.SDKException) as exc:
             raise CloudError(
@@ -120,6 +125,10 @@ class CloudClient:
                   '%(service)s): %(error)s')
                 % {'service': service_type, 'error': _describe(exc)}
             ) from exc
+
+    def _auth_url(self):
+        auth = getattr(self._connection.session, 'auth', None)
+        return getattr(auth, 'auth_url', None) or _('its auth_url')
 
     @property
     def call_count(self):

@@ -38,4 +38,6 @@ def list_opts():
 def set_defaults():
     """Defaults of library options that suit this service."""
     log.set_defaults(default_log_levels=log.get_default_log_levels() + [
-        'openstack=WARNING', 'pymemcache=WARNING'])
+        'openstack=WARNING', 'pymemcache=WARNING',
+        # Its discovery warning repeats what the refresh's ERROR says.
+        'keystoneauth.identity.generic.base=ERROR'])

@@ -29,6 +29,7 @@ from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import render
 from flavor_exporter.common import cache
 from flavor_exporter.common import config
+from flavor_exporter.common import failures
 from flavor_exporter.common import openstack
 from flavor_exporter.common import published as pub
 from flavor_exporter.worker import hypervisors_source
@@ -122,10 +123,18 @@ class Refresher:
         except Exception as exc:
             # The boundary of the periodic task: whatever went wrong, the
             # last good generation stays published and the worker lives on.
-            LOG.exception('Capacity refresh failed; the last good data '
-                          'stays published')
-            self._record(started, error='%s: %s'
-                         % (type(exc).__name__, exc))
+            LOG.debug('The failed refresh', exc_info=True)
+            message = failures.explain(exc)
+        else:
+            message = None
+        if message:
+            # One ERROR line says what happened and what to do; the
+            # chained tracebacks (often six for one refused connection)
+            # are for --debug. Out of the except block, where oslo.log
+            # would append the exception again.
+            LOG.error('Capacity refresh failed, the last good data stays '
+                      'published: %s', message)
+            self._record(started, error=message)
             return False
         self._last_documents = (documents, pointer, report.collected_at)
         self._status['collect'] = getattr(self._source, 'last_stats', None)
@@ -154,7 +163,9 @@ class Refresher:
         try:
             self._store.write_status(status)
         except cache.CacheError as exc:
-            LOG.warning('Could not record the refresh status: %s', exc)
+            # A failed refresh already said the cache is down.
+            LOG.log(log.DEBUG if error else log.WARNING,
+                    'Could not record the refresh status: %s', exc)
 
     def ensure_published(self):
         """Publish the last good documents again if the cache lost them.

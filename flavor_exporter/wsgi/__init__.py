@@ -1,0 +1,22 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""WSGI entry points."""
+
+import warnings
+
+# As in flavor_exporter.cmd: the application may import the worker's code
+# (compute_on_miss), which imports eventlet through futurist, whose
+# deprecation warning would fill the server's log; nothing here runs
+# eventlet.
+warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')

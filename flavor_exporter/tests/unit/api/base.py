@@ -37,8 +37,7 @@ class FlakyBackend(cache.MemoryBackend):
     def get(self, key):
         self.gets += 1
         if self.down:
-            raise cache.CacheError('memcached get %s: connection refused'
-                                   % key)
+            raise cache.CacheError('memcached get: connection refused')
         return super().get(key)
 
     def set_many(self, values, ttl):

@@ -116,13 +116,102 @@ class TestOtherConfigErrors(StartTestCase):
     def test_bad_value(self):
         path = self.config_file('[worker]\nrefresh_interval = often\n')
         status = cmd_worker.main(['--config-file', path])
-        self.assertRefused('flavor-exporter-worker', status,
-                           'refresh_interval')
+        # File, group and option, why, and what to do; not oslo.config's
+        # "from LocationInfo(...)".
+        self.assertRefused(
+            'flavor-exporter-worker', status,
+            "%s: [worker] refresh_interval is not valid: invalid literal "
+            "for int() with base 10: 'often'; fix the value or remove the "
+            "line for the default" % path)
+
+    def test_value_out_of_range(self):
+        path = self.config_file('[worker]\nrefresh_interval = 5\n')
+        status = cmd_all.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-all', status,
+                           '[worker] refresh_interval is not valid: '
+                           'Should be greater than or equal to 10')
 
     def test_missing_file(self):
         path = os.path.join(self.directory, 'missing.conf')
         status = cmd_report.main(['--config-file', path])
-        self.assertRefused('flavor-exporter-report', status, path)
+        self.assertRefused(
+            'flavor-exporter-report', status,
+            'configuration file not found: %s; create it from '
+            'flavor-exporter.conf.sample or name another with '
+            '--config-file' % path)
+
+    def test_misspelled_option(self):
+        path = self.config_file('[worker]\nrefresh_intervall = 60\n')
+        status = cmd_worker.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-worker', status,
+                           '%s: [worker] has no option "refresh_intervall"; '
+                           'did you mean "refresh_interval"?' % path)
+
+    def test_misspelled_default_option(self):
+        path = self.config_file('[DEFAULT]\ndebugg = true\n')
+        status = cmd_report.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-report', status,
+                           '[DEFAULT] has no option "debugg"; did you mean '
+                           '"debug"?')
+
+    def test_option_far_from_any(self):
+        path = self.config_file('[api]\nzzz = 1\n')
+        status = cmd_all.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-all', status,
+                           '[api] has no option "zzz"; see '
+                           'flavor-exporter.conf.sample for the options '
+                           'of [api]')
+
+    def test_misspelled_section(self):
+        path = self.config_file('[document_cahce]\nbackend = memory\n')
+        status = cmd_worker.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-worker', status,
+                           'unknown section [document_cahce]; did you '
+                           'mean [document_cache]?')
+
+    def test_misspelled_auth_option(self):
+        path = self.config_file('[openstack]\nauth_type = password\n'
+                                'usernme = admin\n')
+        status = cmd_report.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-report', status,
+                           '[openstack] has no option "usernme"; did you '
+                           'mean "username"?')
+
+    def test_config_dir_files_are_checked(self):
+        conf_d = os.path.join(self.directory, 'conf.d')
+        os.mkdir(conf_d)
+        with open(os.path.join(conf_d, 'cache.conf'), 'w') as f:
+            f.write('[document_cache]\nmemcache_server = x:1\n')
+        status = cmd_worker.main(['--config-dir', conf_d])
+        self.assertRefused('flavor-exporter-worker', status,
+                           'cache.conf: [document_cache] has no option '
+                           '"memcache_server"; did you mean '
+                           '"memcache_servers"?')
+
+
+class TestConfigAccepted(StartTestCase):
+    """What the check must let through: libraries' and others' options."""
+
+    def test_library_and_foreign_sections(self):
+        path = self.config_file(
+            # run_once: the worker's command line option, in a file too.
+            '[DEFAULT]\ndebug = true\nrun_once = false\n'
+            'graceful_shutdown_timeout = 5\n'
+            '[openstack]\nauth_type = v3password\nusername = u\n'
+            'user_domain_name = Default\nproject_name = p\n'
+            'auth_url = http://keystone\n'
+            '[keystone_authtoken]\nauth_type = password\n'
+            'www_authenticate_uri = http://keystone\nusername = u\n'
+            'memcached_servers = 127.0.0.1:11211\n'
+            '[healthcheck]\ndetailed = true\n'
+            # Another program's section in a shared file.
+            '[placement_database]\nconnection = sqlite://\n'
+            '[worker]\nrefresh_interval = 60\n')
+        self.launcher.return_value.wait.return_value = 0
+        self.assertEqual(0, cmd_worker.main(['--config-file', path]))
+        self.stderr.seek(0)
+        self.assertEqual('', self.stderr.read())
+        self.launcher.assert_called_once()
 
 
 class TestWorkerStarts(StartTestCase):

@@ -13,6 +13,9 @@
 #    under the License.
 
 import json
+import logging
+
+import fixtures
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
@@ -103,6 +106,39 @@ class TestRefresher(base.TestCase):
         self.assertEqual(0, self.store.status()['consecutive_failures'])
         self.assertNotEqual(good['generation'],
                             self.store.current()['generation'])
+
+    def test_failure_is_one_error_line(self):
+        logs = self.useFixture(fixtures.FakeLogger(
+            name='flavor_exporter.worker.refresh', level=logging.INFO,
+            format='%(levelname)s %(message)s'))
+        # A chain as keystoneauth raises it: the root cause is last.
+        try:
+            try:
+                raise ConnectionRefusedError(111, 'Connection refused')
+            except OSError as refused:
+                raise openstack.CloudError(
+                    'placement GET /resource_providers failed') from refused
+        except openstack.CloudError as exc:
+            self.source.error = exc
+        self.assertFalse(self.refresher.refresh())
+        lines = logs.output.splitlines()
+        self.assertEqual(
+            ['ERROR Capacity refresh failed, the last good data stays '
+             'published: placement GET /resource_providers failed (cause: '
+             '[Errno 111] Connection refused); check that the service is '
+             'up and reachable from this host'], lines)
+        self.assertNotIn('Traceback', logs.output)
+        self.assertEqual(
+            lines[0].split('published: ', 1)[1],
+            self.store.status()['last_error']['message'])
+
+    def test_failure_traceback_at_debug(self):
+        logs = self.useFixture(fixtures.FakeLogger(
+            name='flavor_exporter.worker.refresh', level=logging.DEBUG))
+        self.source.error = KeyError('id')
+        self.assertFalse(self.refresher.refresh())
+        self.assertIn('Traceback', logs.output)
+        self.assertIn("KeyError: 'id'", logs.output)
 
     def test_cache_failure_does_not_raise(self):
         broken = store.DocumentStore(BrokenBackend(), 'test', 600)
