@@ -94,5 +94,3 @@ class TestMemcachedDown(base.BaseTestCase):
                          'does not answer)', str(error))
         self.assertNotIn('-I', str(error))
         self.assertNotIn('k0', str(error))
-
-
