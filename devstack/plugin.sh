@@ -8,7 +8,8 @@ set -o xtrace
 
 function install_flavor_exporter {
     install_package memcached
-    setup_develop "$FLAVOR_EXPORTER_DIR"
+    # [cli]: the openstack CLI plugin (openstack capacity flavor ...).
+    setup_develop "$FLAVOR_EXPORTER_DIR" cli
 }
 
 function configure_flavor_exporter {
@@ -48,6 +49,12 @@ function configure_flavor_exporter {
 
 function create_flavor_exporter_accounts {
     create_service_user "flavor-exporter"
+    # Where the openstack CLI plugin finds the API: the catalog's
+    # "capacity" service. The API's routes (/v2/...) are below this URL.
+    get_or_create_service "flavor-exporter" "capacity" \
+        "Per-flavor capacity of the cloud"
+    get_or_create_endpoint "capacity" "$REGION_NAME" \
+        "$FLAVOR_EXPORTER_SERVICE_PROTOCOL://$FLAVOR_EXPORTER_SERVICE_HOST:$FLAVOR_EXPORTER_SERVICE_PORT"
 }
 
 function start_flavor_exporter {

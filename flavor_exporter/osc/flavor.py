@@ -1,0 +1,95 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""``openstack capacity flavor list`` and ``openstack capacity flavor show``.
+
+cliff gives both every output format (-f table, json, yaml, csv, value).
+"""
+
+from osc_lib.command import command
+
+from flavor_exporter.osc import plugin
+
+LIST_COLUMNS = ('ID', 'Name', 'GPU', 'Total', 'Available', 'Limited By')
+LIST_FIELDS = ('id', 'name', 'gpu', 'total', 'available', 'limited_by')
+
+
+def gpu_text(gpu):
+    """"a100 x1" for {"type": "a100", "count": 1}; "" for no GPU."""
+    return '%s x%d' % (gpu['type'], gpu['count']) if gpu else ''
+
+
+def zones_text(zones):
+    """"az1: 3/4, az2: 0/2" (available/total per availability zone)."""
+    return ', '.join('%s: %s/%s' % (zone, numbers['available'],
+                                    numbers['total'])
+                     for zone, numbers in sorted((zones or {}).items()))
+
+
+def _client(app):
+    return getattr(app.client_manager, plugin.API_NAME)
+
+
+class ListFlavor(command.Lister):
+    """How many instances of each flavor fit, available and in total."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--gpu', action='store_true', default=None,
+            help='GPU flavors only')
+        parser.add_argument(
+            '--availability-zone', metavar='<zone>',
+            help='Figures of one availability zone only')
+        return parser
+
+    def take_action(self, parsed_args):
+        document = _client(self.app).list_flavors(
+            gpu=parsed_args.gpu,
+            availability_zone=parsed_args.availability_zone)
+        rows = []
+        for flavor in document['flavors']:
+            row = dict(flavor, gpu=gpu_text(flavor['gpu']))
+            rows.append(tuple(row[field] for field in LIST_FIELDS))
+        return LIST_COLUMNS, rows
+
+
+class ShowFlavor(command.ShowOne):
+    """A flavor's capacity, per availability zone, and what limits it."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', metavar='<flavor>',
+                            help='Flavor ID or name')
+        return parser
+
+    def take_action(self, parsed_args):
+        document = _client(self.app).get_flavor(parsed_args.flavor)
+        flavor = document['flavor']
+        fields = {
+            'id': flavor['id'],
+            'name': flavor['name'],
+            'vcpus': flavor['vcpus'],
+            'ram': flavor['ram'],
+            'disk': flavor['disk'],
+            'gpu': gpu_text(flavor['gpu']),
+            'total': flavor['total'],
+            'available': flavor['available'],
+            'availability_zones': zones_text(flavor['availability_zones']),
+            'limited_by': flavor['limited_by'],
+            'hosts': len(flavor.get('hosts') or ()),
+            'error': flavor['error'],
+            'data_timestamp': document['timestamp'],
+            'stale': document['stale'],
+        }
+        return tuple(zip(*sorted(fields.items())))
