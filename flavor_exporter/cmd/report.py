@@ -16,6 +16,7 @@
 
 import json
 import sys
+import threading
 
 from oslo_config import cfg
 from oslo_log import log
@@ -23,6 +24,8 @@ from oslo_log import log
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import render
 from flavor_exporter.common import config
+from flavor_exporter.common import failures
+from flavor_exporter.common import openstack
 from flavor_exporter.common import published as pub
 from flavor_exporter.worker import refresh
 
@@ -40,28 +43,124 @@ CLI_OPTS = [
                help='table for people; json prints the /v2/flavors/ '
                     'document.'),
     cfg.BoolOpt('gpu', default=False, help='GPU flavors only.'),
+    cfg.BoolOpt('progress', default=None,
+                help='Show on stderr how far reading the cloud has got. '
+                     'By default only when stderr is a terminal; never on '
+                     'stdout.'),
 ]
 
-COLUMNS = ('name', 'id', 'gpu', 'available', 'total', 'limited_by')
+# How often the progress line is redrawn, seconds.
+PROGRESS_INTERVAL = 0.5
 
 
-def _cell(body, column):
-    value = body[column]
-    if column == 'gpu':
-        return '%s x%d' % (value['type'], value['count']) if value else '-'
-    if value is None:
-        return 'ERROR' if column in ('available', 'total') else '-'
-    return str(value)
+def _gpu(flavor):
+    gpu = flavor['gpu']
+    return '%s x%d' % (gpu['type'], gpu['count']) if gpu else '-'
+
+
+def _number(value):
+    return 'ERROR' if value is None else str(value)
+
+
+def _zone(flavor, zone):
+    numbers = (flavor[pub.ZONES] or {}).get(zone)
+    if flavor[pub.TOTAL] is None:
+        return 'ERROR'
+    if not numbers or not numbers[pub.TOTAL]:
+        return '-'
+    return '%d/%d' % (numbers[pub.AVAILABLE], numbers[pub.TOTAL])
+
+
+def ordered(flavors):
+    """GPU flavors first (by GPU model, then name), then by name."""
+    return sorted(flavors, key=lambda f: (
+        not f['gpu'], (f['gpu'] or {}).get('type', ''),
+        f[pub.NAME].casefold(), f[pub.ID]))
 
 
 def format_table(flavors):
-    rows = [COLUMNS] + [tuple(_cell(f, c) for c in COLUMNS)
-                        for f in flavors]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
-    lines = ['  '.join(cell.ljust(width) for cell, width
-                       in zip(row, widths)).rstrip() for row in rows]
+    """A fixed-width table: one row a flavor, one column a zone.
+
+    Numbers are right-aligned so that magnitudes line up down a column;
+    a zone cell is available/total there, "-" where the flavor fits on no
+    host of the zone. IDs are left to --format json: a column of UUIDs
+    would double the width.
+    """
+    zones = sorted({zone for f in flavors for zone in f[pub.ZONES] or ()})
+    header = (['name', 'gpu', 'available', 'total'] + zones
+              + ['limited_by'])
+    numeric = [False, False, True, True] + [True] * len(zones) + [False]
+    rows = [header]
+    for flavor in ordered(flavors):
+        rows.append([flavor[pub.NAME], _gpu(flavor),
+                     _number(flavor[pub.AVAILABLE]),
+                     _number(flavor[pub.TOTAL])]
+                    + [_zone(flavor, zone) for zone in zones]
+                    + [flavor['limited_by'] or '-'])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+
+    def line(row):
+        return '  '.join(cell.rjust(width) if right and row is not header
+                         else cell.ljust(width)
+                         for cell, width, right
+                         in zip(row, widths, numeric)).rstrip()
+    lines = [line(row) for row in rows]
     lines.insert(1, '  '.join('-' * width for width in widths))
     return '\n'.join(lines) + '\n'
+
+
+def progress_wanted(conf, stream):
+    if conf.progress is not None:
+        return conf.progress
+    return stream.isatty()
+
+
+class Progress:
+    """Redraws "reading the cloud: N API calls" on stream until stopped.
+
+    The report's calls go through one CloudClient, which counts them: a
+    count that grows is what shows that a large cloud is being read, with
+    no change to how it is read.
+    """
+
+    def __init__(self, client, stream):
+        self._client = client
+        self._stream = stream
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name='report-progress')
+        self._width = 0
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._done.set()
+        self._thread.join()
+        if self._width:
+            self._draw('')
+
+    def text(self):
+        calls = self._client.calls
+        by_service = ', '.join('%s %d' % item
+                               for item in sorted(calls.items()))
+        return _('reading the cloud: %(count)d API calls%(detail)s') % {
+            'count': sum(calls.values()),
+            'detail': ' (%s)' % by_service if by_service else ''}
+
+    def _draw(self, text):
+        # Overwrite the previous line, spaces over what was longer.
+        self._stream.write('\r' + text.ljust(self._width))
+        self._stream.write('\r' if not text else '')
+        self._stream.flush()
+        self._width = len(text)
+
+    def _run(self):
+        # At once, then every PROGRESS_INTERVAL: a quick read shows too.
+        self._draw(self.text())
+        while not self._done.wait(PROGRESS_INTERVAL):
+            self._draw(self.text())
 
 
 def main(argv=None):
@@ -76,12 +175,18 @@ def main(argv=None):
         return config.refuse_to_start(PROG, exc)
     conf = config.CONF
     try:
+        client = openstack.CloudClient.from_conf(conf)
         # Nothing is published: the documents are printed.
-        report = refresh.Refresher(conf, store=None,
-                                   options=options).compute()
+        refresher = refresh.Refresher(conf, store=None, client=client,
+                                      options=options)
+        if progress_wanted(conf, sys.stderr):
+            with Progress(client, sys.stderr):
+                report = refresher.compute()
+        else:
+            report = refresher.compute()
     except Exception as exc:
         LOG.debug('The report could not be computed', exc_info=True)
-        sys.stderr.write('%s: %s: %s\n' % (PROG, type(exc).__name__, exc))
+        sys.stderr.write('%s: %s\n' % (PROG, failures.explain(exc)))
         return 1
     documents, pointer = render.documents(report)
     name = pub.v2_list(True if conf.gpu else None)

@@ -1,0 +1,122 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""flavor-exporter-report's table and progress line."""
+
+import collections
+import io
+import json
+import threading
+
+from oslo_config import cfg
+
+from flavor_exporter.cmd import report
+from flavor_exporter.common import published as pub
+from flavor_exporter.tests import base
+from flavor_exporter.tests import sample_cloud as sample
+
+
+def listed(flavors=None):
+    """The /v2/flavors/ flavors of the sample cloud, as the report has."""
+    documents, _pointer = sample.documents(flavors)
+    return json.loads(documents[pub.v2_list()])[pub.FLAVORS]
+
+
+class TestTable(base.BaseTestCase):
+
+    def test_gpu_first_and_zone_columns(self):
+        lines = report.format_table(listed()).splitlines()
+        self.assertEqual(
+            ['name            gpu      available  total  az1    az2    '
+             'limited_by',
+             '--------------  -------  ---------  -----  -----  -----  '
+             '-------------',
+             'gpu.a100        a100 x1          2      4    2/4      -  '
+             'GPU_AGGREGATE',
+             'GPU.V100-small  v100 x1          2      2      -    2/2  '
+             'GPU_AGGREGATE',
+             'broken          -            ERROR  ERROR  ERROR  ERROR  -',
+             'collection      -               28     32  12/16  16/16  '
+             'MEMORY_MB',
+             'm1.large        -                7      8    3/4    4/4  '
+             'MEMORY_MB'], lines)
+
+    def test_200_flavors_stay_aligned(self):
+        flavors = listed(sample.many_flavors(200))
+        self.assertEqual(200, len(flavors))
+        lines = report.format_table(flavors).splitlines()
+        self.assertEqual(202, len(lines))
+        # Every column starts where its header does, on every line.
+        header = lines[0]
+        starts = [header.index(' ' + word) + 1
+                  for word in ('gpu', 'available', 'total', 'az1')]
+        for line in lines[2:]:
+            for start in starts:
+                self.assertEqual(' ', line[start - 1], line)
+        # Not wider than a terminal that shows 200 lines.
+        self.assertLessEqual(max(map(len, lines)), 120)
+        gpu_rows = [line for line in lines[2:] if ' x' in line]
+        self.assertEqual(lines[2:2 + len(gpu_rows)], gpu_rows)
+
+
+class FakeClient:
+
+    def __init__(self):
+        self.calls = collections.Counter()
+
+
+class ReadsSlowly:
+    """A stream that lets the test wait for the first redraw."""
+
+    def __init__(self):
+        self.text = io.StringIO()
+        self.drawn = threading.Event()
+
+    def write(self, text):
+        self.text.write(text)
+        if 'API calls' in text:
+            self.drawn.set()
+
+    def flush(self):
+        pass
+
+
+class TestProgress(base.TestCase):
+
+    def test_counts_calls_and_clears_its_line(self):
+        client = FakeClient()
+        client.calls.update({'compute': 3, 'placement': 40})
+        stream = ReadsSlowly()
+        with report.Progress(client, stream):
+            stream.drawn.wait(30)
+        written = stream.text.getvalue()
+        line = ('reading the cloud: 43 API calls (compute 3, '
+                'placement 40)')
+        self.assertTrue(written.startswith('\r' + line), written)
+        # Cleared on exit: the report is not printed after a stale line.
+        self.assertTrue(written.endswith('\r' + ' ' * len(line) + '\r'),
+                        repr(written))
+
+    def test_wanted(self):
+        class Tty(io.StringIO):
+            def isatty(self):
+                return True
+        conf = cfg.ConfigOpts()
+        conf.register_cli_opts(report.CLI_OPTS)
+        conf([])
+        self.assertTrue(report.progress_wanted(conf, Tty()))
+        self.assertFalse(report.progress_wanted(conf, io.StringIO()))
+        conf(['--noprogress'])
+        self.assertFalse(report.progress_wanted(conf, Tty()))
+        conf(['--progress'])
+        self.assertTrue(report.progress_wanted(conf, io.StringIO()))
