@@ -16,9 +16,12 @@
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session as ks_session
+import webtest
 
+from flavor_exporter.api import app
 from flavor_exporter.common import cache
 from flavor_exporter.common import failures
+from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from testcloud import loopback
 
@@ -94,3 +97,20 @@ class TestMemcachedDown(base.BaseTestCase):
                          'does not answer)', str(error))
         self.assertNotIn('-I', str(error))
         self.assertNotIn('k0', str(error))
+
+
+class TestResponsesWithMemcachedDown(base.TestCase):
+    """What clients read when memcached does not answer: no cache keys."""
+
+    def test_no_key_names(self):
+        backend = cache.MemcachedBackend(['127.0.0.1:%d' % closed_port()])
+        self.addCleanup(backend.close)
+        documents = store.DocumentStore(backend, 'secret-prefix', 0)
+        client = webtest.TestApp(app.setup_app(self.conf, documents))
+        for path in ('/v2/flavors/', '/v2/flavors/g1', '/gpus/flavors',
+                     '/v2/status', '/healthcheck', '/metrics'):
+            response = client.get(path, expect_errors=True)
+            self.assertNotIn('secret-prefix', response.text, path)
+        response = client.get('/v2/flavors/', expect_errors=True)
+        self.assertEqual(503, response.status_int)
+        self.assertIn('Connection refused', response.text)
