@@ -110,7 +110,7 @@ def metrics(report):
     cloud, so none carries the _total suffix Prometheus keeps for counters
     - except openstack_free_capacity_by_flavor_total, kept under the name
     stackhpc/os-capacity gives it so that its dashboards and alerts keep
-    working (see doc/source/admin/monitoring.rst).
+    working (README.rst, Monitoring).
     """
     valid = [c for c in report.flavors if c.request is not None]
     lines = []
