@@ -15,6 +15,7 @@
 """flavor-exporter-report: compute once from the cloud and print."""
 
 import json
+import logging
 import sys
 import threading
 
@@ -174,6 +175,11 @@ def main(argv=None):
     except config.CONFIG_ERRORS as exc:
         return config.refuse_to_start(PROG, exc)
     conf = config.CONF
+    if not conf.debug:
+        # The report prints the problems and the failure itself; the
+        # worker's INFO and WARNING lines would repeat them on stderr,
+        # across the progress line.
+        logging.getLogger('flavor_exporter').setLevel(logging.ERROR)
     try:
         client = openstack.CloudClient.from_conf(conf)
         # Nothing is published: the documents are printed.

@@ -174,6 +174,24 @@ class TestWorkerAndApi(CommandsTestCase):
         self.assertIsNone(self.store.current())
         self.assertIn('no-such-cloud',
                       self.store.status()['last_error']['message'])
+        # oslo.log writes to stdout here: one ERROR line, no traceback.
+        errors = [line for line in done.stdout.splitlines()
+                  if ' ERROR ' in line]
+        self.assertEqual(1, len(errors), done.stdout)
+        self.assertIn('Capacity refresh failed', errors[0])
+        self.assertNotIn('Traceback', done.stdout + done.stderr)
+
+    def test_misspelled_option_stops_the_worker(self):
+        config = self.write_config(lines=['[worker]',
+                                          'refresh_intervall = 60'])
+        done = self.run_command('flavor-exporter-worker', '--config-file',
+                                config, '--run-once')
+        self.assertEqual(2, done.returncode, done.stderr)
+        self.assertEqual(
+            ['flavor-exporter-worker: %s: [worker] has no option '
+             '"refresh_intervall"; did you mean "refresh_interval"?'
+             % config], done.stderr.splitlines())
+        self.assertIsNone(self.store.status())
 
     def test_bad_alias_stops_the_worker_before_it_starts(self):
         config = self.write_config(
@@ -198,6 +216,23 @@ class TestOtherCommands(CommandsTestCase):
         self.assertEqual(0, done.returncode, done.stderr)
         self.assertIn('de.NBI GPU V100 medium', done.stdout)
         self.assertIn('source: placement', done.stdout)
+        # stderr is no terminal here: no progress line by default.
+        self.assertNotIn('reading the cloud', done.stderr)
+        table = done.stdout.splitlines()
+        self.assertTrue(table[0].startswith('name '), table[0])
+        # GPU flavors first.
+        rows = table[2:table.index('')]
+        start, end = table[0].index('gpu'), table[0].index('available')
+        gpu = [row[start:end].strip() != '-' for row in rows]
+        self.assertEqual(sorted(gpu, reverse=True), gpu)
+        forced = self.run_command('flavor-exporter-report', '--config-file',
+                                  config, '--progress')
+        self.assertEqual(0, forced.returncode, forced.stderr)
+        self.assertIn('reading the cloud: ', forced.stderr)
+        self.assertNotIn('reading the cloud', forced.stdout)
+        # What the report prints itself is not logged on stderr too.
+        self.assertNotIn(' INFO ', done.stderr + forced.stderr)
+        self.assertNotIn(' WARNING ', done.stderr + forced.stderr)
         gpu_only = self.report(config, '--gpu')
         self.assertTrue(gpu_only['flavors'])
         self.assertTrue(all(f['gpu'] for f in gpu_only['flavors']))

@@ -267,7 +267,7 @@ class TestOpenstackClientConfig(WorkerCredentialsBase):
         self.assertPublishedFromCatalog(done)
 
 
-class TestApiBehindKeystone(base.TestCase):
+class ApiBehindKeystone(base.TestCase):
     """flavor-exporter-api (uWSGI) with [DEFAULT] auth_strategy = keystone.
 
     The worker publishes into a memcached once for the class; the API
@@ -340,6 +340,10 @@ class TestApiBehindKeystone(base.TestCase):
             headers['X-Auth-Token'] = token
         return requests.get('http://127.0.0.1:%d%s' % (self.port, path),
                             headers=headers, timeout=TIMEOUT)
+
+
+class TestApiBehindKeystone(ApiBehindKeystone):
+    """Who gets the data: tokens missing, made up, revoked, a member's."""
 
     def assertRefused(self, response):
         self.assertEqual(401, response.status_code, response.text)
