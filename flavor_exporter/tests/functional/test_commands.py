@@ -21,6 +21,7 @@ memcached, the worker publishing and uWSGI serving.
 import json
 import os
 import subprocess
+import sys
 import textwrap
 import time
 
@@ -246,3 +247,32 @@ class TestOtherCommands(CommandsTestCase):
         self.assertIn('de.NBI 2 GPU V100 large', names)
         # Nothing went to memcached: the process kept it to itself.
         self.assertIsNone(self.store.current())
+
+
+class TestHelpAlone(base.TestCase):
+    """What a new user sees first, from the installed console scripts."""
+
+    def test_help_has_no_banner(self):
+        for name in ('flavor-exporter-api', 'flavor-exporter-worker',
+                     'flavor-exporter-all', 'flavor-exporter-report'):
+            done = subprocess.run(
+                fe_fixtures.console_script(name) + ['--help'],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                timeout=180)
+            self.assertEqual(0, done.returncode, done.stderr)
+            # Nothing but the help: no eventlet deprecation banner.
+            self.assertEqual('', done.stderr, name)
+            self.assertTrue(done.stdout.startswith(
+                'usage: %s [options]\n\n' % name), done.stdout[:200])
+
+    def test_wsgi_module_imports_quietly(self):
+        # What uWSGI or mod_wsgi load, with the worker's modules that
+        # compute_on_miss uses, and every warning shown.
+        done = subprocess.run(
+            [sys.executable, '-W', 'always', '-c',
+             'import flavor_exporter.wsgi.api, '
+             'flavor_exporter.worker.refresh'],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            timeout=180)
+        self.assertEqual(0, done.returncode, done.stderr)
+        self.assertNotIn('Eventlet is deprecated', done.stderr)

@@ -16,6 +16,7 @@
 One line on stderr naming the option, exit status 2, nothing started.
 """
 
+import io
 import os
 from unittest import mock
 
@@ -224,3 +225,32 @@ class TestWorkerStarts(StartTestCase):
         self.assertEqual(0, cmd_worker.main(['--config-file', path]))
         service = self.launcher.return_value.launch_service.call_args[0][0]
         self.assertEqual(['V100'], list(service._options.aliases))
+
+
+class TestHelp(StartTestCase):
+    """--help starts with what the command does.
+
+    In a real process, with nothing else on stderr: functional
+    test_commands.TestHelpAlone.
+    """
+
+    def test_every_command(self):
+        for prog, module in (('flavor-exporter-api', cmd_api),
+                             ('flavor-exporter-worker', cmd_worker),
+                             ('flavor-exporter-all', cmd_all),
+                             ('flavor-exporter-report', cmd_report)):
+            stdout = io.StringIO()
+            with mock.patch('sys.stdout', stdout), \
+                    mock.patch('sys.argv', [prog]):
+                exited = self.assertRaises(SystemExit, module.main,
+                                           ['--help'])
+            self._unregister_cli_opts()
+            self.assertEqual(0, exited.code)
+            lines = stdout.getvalue().splitlines()
+            self.assertEqual('usage: %s [options]' % prog, lines[0])
+            self.assertEqual('', lines[1])
+            described = ' '.join(lines[2:lines.index('', 2)])
+            self.assertEqual(str(module.DESCRIPTION), described)
+            # The epilog: where the rest of the settings are.
+            self.assertIn('conf.sample', stdout.getvalue())
+            self.launcher.assert_not_called()

@@ -14,19 +14,24 @@
 """The openstack CLI plugin, run as users run it, against the served API.
 
 The sample cloud is published and served by the real API application on
-loopback; the installed ``openstack`` command (python-openstackclient)
-loads the plugin through its entry points and reads the API over HTTP.
+loopback; python-openstackclient's shell loads the plugin through its
+entry points and reads the API over HTTP.
 Keystone's part (a real token, the service catalog) is in the functional
 test_keystone_auth.py.
 """
 
 import importlib.metadata
+import io
 import json
 import os
 import subprocess
-import sys
 import threading
+from unittest import mock
 from wsgiref import simple_server
+
+import fixtures
+from openstackclient import shell
+from osc_lib import clientmanager
 
 from flavor_exporter.api import app
 from flavor_exporter.osc import flavor as osc_flavor
@@ -38,10 +43,6 @@ class QuietHandler(simple_server.WSGIRequestHandler):
 
     def log_message(self, *args):
         pass
-
-
-def openstack_command():
-    return os.path.join(os.path.dirname(sys.executable), 'openstack')
 
 
 class TestEntryPoints(base.base.BaseTestCase):
@@ -75,13 +76,30 @@ class TestCommands(base.ApiTestCase):
         self.endpoint = 'http://127.0.0.1:%d' % server.server_port
 
     def openstack(self, *args, status=0):
-        env = {name: value for name, value in os.environ.items()
-               if not name.startswith('OS_')}
-        done = subprocess.run(
-            [openstack_command(), '--os-auth-type', 'none',
-             '--os-endpoint', self.endpoint] + list(args),
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, timeout=60)
+        """Run openstackclient's shell in this process, as its entry point.
+
+        In process rather than as a command: a unit test must not wait on
+        a Python start per call (the functional test_osc_keystone runs the
+        installed command).
+        """
+        self.useFixture(fixtures.EnvironmentVariable('OS_CLOUD'))
+        for name in [n for n in os.environ if n.startswith('OS_')]:
+            self.useFixture(fixtures.EnvironmentVariable(name))
+        # openstackclient keeps each plugin's client on its ClientManager
+        # class, for the life of the process: one per run here.
+        cached = vars(clientmanager.ClientManager)[plugin.API_NAME]
+        self.addCleanup(setattr, cached, '_handle', cached._handle)
+        cached._handle = None
+        stdout = io.StringIO()
+        stderr = io.StringIO()
+        with mock.patch('sys.stdout', stdout), \
+                mock.patch('sys.stderr', stderr):
+            returned = shell.main(['--os-auth-type', 'none',
+                                   '--os-endpoint', self.endpoint]
+                                  + list(args))
+        done = subprocess.CompletedProcess(args, returned,
+                                           stdout.getvalue(),
+                                           stderr.getvalue())
         self.assertEqual(status, done.returncode, done.stderr)
         return done
 
