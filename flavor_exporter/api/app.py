@@ -29,6 +29,7 @@ from flavor_exporter.api import hooks
 from flavor_exporter.api import pecan_compat
 from flavor_exporter.api import reader as reader_mod
 from flavor_exporter.common import config
+from flavor_exporter.common import policy
 from flavor_exporter.common import store as store_mod
 
 HEALTHCHECK_PATH = '/healthcheck'
@@ -66,9 +67,13 @@ def make_pecan_app(reader, conf):
     pecan_compat.install()
     controller = root.RootController(reader, conf.api.retry_after,
                                      stale_after(conf))
+    # Policies apply to authenticated callers only: noauth reads it all.
+    enforcer = (policy.make_enforcer(conf)
+                if conf.auth_strategy == 'keystone' else None)
     return pecan.make_app(
         controller,
         hooks=[hooks.ReadOnlyHook(),
+               hooks.AccessHook(enforcer),
                hooks.JsonErrorHook(conf.api.retry_after)],
         # /gpus/flavors and /gpus/flavors/ are one resource, not a
         # redirect; flavor names such as "m1.large" are not extensions.

@@ -168,5 +168,9 @@ def documents(report):
             head, **{pub.FLAVOR: v2_flavor(capacity, with_hosts=True)}))
     docs[pub.V2_NAMES] = pub.encode({c.flavor.name: c.flavor.id
                                      for c in report.flavors})
+    docs[pub.ACCESS] = pub.encode({
+        c.flavor.id: (None if c.flavor.projects is None
+                      else list(c.flavor.projects))
+        for c in report.flavors if not c.flavor.is_public})
     docs[pub.METRICS] = metrics(report)
     return docs, pointer

@@ -53,6 +53,10 @@ LEGACY_LIST = 'legacy/flavors'
 V2_LIST = 'v2/flavors'
 #: ``{flavor name: flavor id}`` of every flavor of V2_LIST.
 V2_NAMES = 'v2/names'
+#: ``{flavor id: [project id, ...] or null}`` of the private flavors: the
+#: projects each is shared with (null: unknown). Never served as it is:
+#: the API shows a project's members only the flavors they may use.
+ACCESS = 'access'
 #: The per-flavor gauges, Prometheus text format 0.0.4 (not JSON).
 METRICS = 'metrics'
 

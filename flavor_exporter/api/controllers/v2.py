@@ -16,11 +16,16 @@
 import pecan
 import webob.exc
 
+from flavor_exporter.api import access
 from flavor_exporter.api.controllers import base
 from flavor_exporter.api import filters
 from flavor_exporter.api import generations
 from flavor_exporter.api import responses
 from flavor_exporter.common import published as pub
+from flavor_exporter.policies import capacity as policies
+
+# What only policies.HOSTS may see of a flavor.
+HOST_FIELDS = ('hosts', 'excluded_hosts')
 
 
 def _bad_request(exc):
@@ -29,6 +34,12 @@ def _bad_request(exc):
 
 def _marked_stale(document):
     return dict(document, **{pub.STALE: True})
+
+
+def _without_hosts(document):
+    flavor = {k: v for k, v in document[pub.FLAVOR].items()
+              if k not in HOST_FIELDS}
+    return dict(document, **{pub.FLAVOR: flavor})
 
 
 class FlavorsController(base.CollectionController):
@@ -42,28 +53,35 @@ class FlavorsController(base.CollectionController):
 
     @pecan.expose()
     def collection(self):
+        caller = access.of(pecan.request)
+        caller.require(policies.FLAVOR_LIST)
         try:
             query = filters.ListQuery.from_params(pecan.request.GET)
         except filters.BadQuery as exc:
             raise _bad_request(exc)
         view = self._view()
         name = query.document()
-        if not query.rewrites and not view.stale:
+        visible = base.flavor_filter(self._reader, view.generation, caller)
+        if not query.rewrites and not view.stale and visible is None:
             held = self._reader.documents.get(view.generation, name)
         else:
-            held = self._rewritten(view, name, query)
+            held = self._rewritten(view, name, query, visible,
+                                   caller.project_id)
         if held is None:
             raise responses.service_unavailable(
                 'The published data has no list of flavors; is the worker '
                 'older than this API?', self._retry_after)
         return responses.representation(pecan.request, held, view)
 
-    def _rewritten(self, view, name, query):
+    def _rewritten(self, view, name, query, visible, project_id):
         generation = view.generation
         parsed = self._reader.parsed
 
         def make():
             document = parsed.get(generation, name)
+            if visible is not None:
+                document = dict(document, **{pub.FLAVORS: [
+                    f for f in document[pub.FLAVORS] if visible(f[pub.ID])]})
             if query.rewrites:
                 zones = None
                 if query.availability_zone is not None:
@@ -72,7 +90,8 @@ class FlavorsController(base.CollectionController):
                 document = filters.apply(query, document, zones)
             return _marked_stale(document) if view.stale else document
 
-        variant = (query.availability_zone, query.name, view.stale)
+        variant = (query.availability_zone, query.name, view.stale,
+                   None if visible is None else project_id)
         try:
             return self._reader.variants.get(generation, name, variant,
                                              make)
@@ -81,33 +100,46 @@ class FlavorsController(base.CollectionController):
 
     @pecan.expose()
     def item(self, key):
+        caller = access.of(pecan.request)
+        caller.require(policies.FLAVOR_GET)
         try:
             filters.refuse_any(pecan.request.GET)
         except filters.BadQuery as exc:
             raise _bad_request(exc)
         view = self._view()
-        # Ids first: a flavor may be named like another's id. The
-        # manifest knows the ids; the names cost one decoded document.
         generation = view.generation
-        if pub.v2_flavor(key) in generation.documents:
-            flavor_id = key
-        else:
-            flavor_id = self._reader.parsed.derived(
-                generation, pub.V2_NAMES, 'names', dict).get(key)
-        if flavor_id is None:
+        flavor_id = self._flavor_id(generation, key)
+        visible = base.flavor_filter(self._reader, generation, caller)
+        if flavor_id is None or (visible is not None
+                                 and not visible(flavor_id)):
+            # A flavor the caller may not see does not exist for them.
             raise webob.exc.HTTPNotFound(
                 detail='No flavor has the id or name "%s".' % key)
         name = pub.v2_flavor(flavor_id)
-        if view.stale:
-            held = self._reader.variants.get(
-                generation, name, 'stale', lambda: _marked_stale(
-                    self._reader.parsed.get(generation, name)))
-        else:
+        hosts = caller.may(policies.HOSTS)
+        if hosts and not view.stale:
             held = self._reader.documents.get(generation, name)
+        else:
+            def make():
+                document = self._reader.parsed.get(generation, name)
+                if not hosts:
+                    document = _without_hosts(document)
+                return _marked_stale(document) if view.stale else document
+            held = self._reader.variants.get(
+                generation, name, (view.stale, hosts), make)
         if held is None:
             raise generations.Unavailable(
                 'the data of flavor %s is not published' % flavor_id)
         return responses.representation(pecan.request, held, view)
+
+    def _flavor_id(self, generation, key):
+        """The id of the flavor key names, or None."""
+        # Ids first: a flavor may be named like another's id. The
+        # manifest knows the ids; the names cost one decoded document.
+        if pub.v2_flavor(key) in generation.documents:
+            return key
+        return self._reader.parsed.derived(
+            generation, pub.V2_NAMES, 'names', dict).get(key)
 
 
 class V2Controller:
@@ -124,6 +156,7 @@ class V2Controller:
         Answers while the cache is cold or unreachable too: that is when
         an operator wants to know why.
         """
+        access.of(pecan.request).require(policies.STATUS)
         try:
             filters.refuse_any(pecan.request.GET)
         except filters.BadQuery as exc:

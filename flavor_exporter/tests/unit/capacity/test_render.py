@@ -15,6 +15,7 @@
 
 import json
 
+from flavor_exporter.capacity import model
 from flavor_exporter.common import published as pub
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud
@@ -31,7 +32,7 @@ class TestDocuments(base.BaseTestCase):
 
     def test_names_are_the_contracts(self):
         everyone = ['1', 'bad', 'g1', 'g2', 'index']
-        expected = ({pub.LEGACY_LIST, pub.V2_NAMES, pub.METRICS,
+        expected = ({pub.LEGACY_LIST, pub.V2_NAMES, pub.METRICS, pub.ACCESS,
                      pub.v2_list(), pub.v2_list(True), pub.v2_list(False)}
                     | {pub.v2_flavor(i) for i in everyone})
         self.assertEqual(expected, set(self.docs))
@@ -75,6 +76,15 @@ class TestDocuments(base.BaseTestCase):
                for gpu in (None, True, False)}
         self.assertEqual(['g2', 'g1'], ids[True])
         self.assertEqual(sorted(ids[None]), sorted(ids[True] + ids[False]))
+
+    def test_access_lists_the_private_flavors(self):
+        flavors = sample_cloud.flavors() + [
+            model.Flavor('p1', 'shared', 1, 1, 1, is_public=False,
+                         projects=('b', 'a')),
+            model.Flavor('p2', 'unknown', 1, 1, 1, is_public=False)]
+        docs, _ = sample_cloud.documents(flavors)
+        self.assertEqual({'p1': ['b', 'a'], 'p2': None},
+                         json.loads(docs[pub.ACCESS]))
 
     def test_metrics(self):
         text = self.docs[pub.METRICS].decode()
