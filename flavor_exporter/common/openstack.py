@@ -36,7 +36,15 @@ LOG = log.getLogger(__name__)
 
 
 class CloudError(Exception):
-    """A call to the cloud failed; the refresh that made it is abandoned."""
+    """A call to the cloud failed; the refresh that made it is abandoned.
+
+    status: the HTTP status the cloud answered with, None when the call
+    got no answer.
+    """
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
 
 
 class EnvironmentOnceSession(requests.Session):
@@ -207,7 +215,8 @@ class CloudClient:
         if response.status_code >= 400:
             raise CloudError('%s GET %s answered %s: %s'
                              % (service, path, response.status_code,
-                                response.text[:300]))
+                                response.text[:300]),
+                             status=response.status_code)
         try:
             return response.json()
         except ValueError as exc:
