@@ -255,7 +255,8 @@ class Reading:
     providers: dict  # uuid -> model.Provider
     unusable: dict  # uuid -> problem line, for providers left out
     cache: dict  # uuid -> _Cached
-    # providers, providers_fetched, providers_reused, usages_read
+    # providers, providers_fetched, providers_reused, usages_read (one
+    # by one), usages_summarized (from the allocation candidates)
     stats: dict
 
 

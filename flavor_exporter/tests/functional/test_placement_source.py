@@ -256,29 +256,36 @@ class TestUsagesTwoWays(PlacementSourceFunctionalTest):
         self.assertEqual({'CUSTOM_PCI_10DE_20B0': 1},
                          by_name['full-1_0000:81:00.0'][4])
         self.assertEqual(
-            [1, 0], [by_name['pgpu-1.example.org_0000:%s:00.0' % bus][4][
-                'CUSTOM_PCI_10DE_20B0'] for bus in ('81', '82')])
+            [0, 1], sorted(by_name['pgpu-1.example.org_0000:%s:00.0' % bus][
+                4]['CUSTOM_PCI_10DE_20B0'] for bus in ('81', '82')))
         self.assertEqual(1, sum(view[4].get('VGPU', 0)
                                 for view in self.view.values()))
         self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
                          by_name['cpu-1'][4])
 
     def test_summaries_are_the_per_provider_usages(self):
-        summaries = placement_providers.read_summaries(self.client, 'VCPU')
-        self.assertEqual(set(self.view) - self.full_tree, set(summaries))
-        for uuid, (usages, traits) in summaries.items():
-            name, _, _, _, per_provider, per_provider_traits = (
-                self.view[uuid])
-            self.assertEqual((per_provider, per_provider_traits),
-                             (usages, traits), name)
+        # full-1 has no VCPU free, but memory.
+        for resource_class, left_out in (('VCPU', self.full_tree),
+                                         ('MEMORY_MB', set())):
+            summaries = placement_providers.read_summaries(
+                self.client, resource_class)
+            self.assertEqual(set(self.view) - left_out, set(summaries))
+            for uuid, (usages, traits) in summaries.items():
+                name, _, _, _, per_provider, per_provider_traits = (
+                    self.view[uuid])
+                self.assertEqual((per_provider, per_provider_traits),
+                                 (usages, traits), name)
 
     def test_snapshot_is_the_per_provider_view(self):
         source = placement_source.PlacementSource(self.conf)
-        for _ in range(2):  # cold, then from the cache
+        # Cold, VCPU asked for: full-1's tree is read per provider. Then
+        # from the cache, asking for the class every tree had free
+        # (memory or disk): everything from the candidates.
+        for read_alone in (self.full_tree, set()):
             snapshot = self.collect(source, self.client)
             self.assertEqual([], snapshot.problems)
             self.assertEqual(self.view, _snapshot_view(snapshot))
-            self.assertEqual(len(self.full_tree),
+            self.assertEqual(len(read_alone),
                              source.last_stats['usages_read'])
-            self.assertEqual(len(self.view) - len(self.full_tree),
+            self.assertEqual(len(self.view) - len(read_alone),
                              source.last_stats['usages_summarized'])
