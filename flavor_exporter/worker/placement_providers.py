@@ -26,7 +26,7 @@ involved, and Nova deletes a server's allocations that way whenever
 deletes and after failed builds. A usage cache keyed on the generation
 would keep counting deleted servers forever, so usages are read every
 refresh. They are read in one call: GET /allocation_candidates for one
-unit of a class that (nearly) every compute node has. Its
+unit of the class most trees had free at the previous refresh. Its
 provider_summaries carry, for every provider of every tree that could take
 that unit, the used amount of every class it has an inventory of -
 Placement's research_context.get_usages_by_provider_trees sums the same
@@ -59,8 +59,8 @@ PLACEMENT_MICROVERSION = '1.14'
 # returned tree with its parent and root from 1.29 (Rocky), every class of
 # a provider (not only the requested ones) from 1.27, traits from 1.17.
 CANDIDATES_MICROVERSION = '1.29'
-# Used to pick the class the usage query asks one unit of, until the
-# cache knows what the compute nodes have.
+# The class the usage query asks one unit of at the first refresh, and
+# the favourite on ties.
 DEFAULT_PROBE_CLASS = 'VCPU'
 # Answers meaning this Placement cannot give summaries (too old for the
 # microversion, or no allocation candidates at all); usages are then read
@@ -255,6 +255,8 @@ class Reading:
     providers: dict  # uuid -> model.Provider
     unusable: dict  # uuid -> problem line, for providers left out
     cache: dict  # uuid -> _Cached
+    # The class the next refresh's allocation candidates query asks for.
+    probe_class: str
     # providers, providers_fetched, providers_reused, usages_read (one
     # by one), usages_summarized (from the allocation candidates)
     stats: dict
@@ -351,8 +353,8 @@ def read_providers(client, wanted, previous=None):
     summarized = {}
     if wanted:
         wanted_uuids = {summary.uuid for summary in wanted}
-        resource_class = probe_class(
-            wanted, previous.providers if previous else {})
+        resource_class = (previous.probe_class if previous
+                          else DEFAULT_PROBE_CLASS)
         summarized = {uuid: entry for uuid, entry in read_summaries(
             client, resource_class).items() if uuid in wanted_uuids}
     calls = [(summary.uuid, what) for summary in wanted
@@ -404,4 +406,4 @@ def read_providers(client, wanted, previous=None):
              'usages_read': sum(1 for _, what in calls if what == 'usages'),
              'usages_summarized': len(summarized)}
     return Reading(providers=providers, unusable=unusable, cache=entries,
-                   stats=stats)
+                   probe_class=probe_class(wanted, providers), stats=stats)

@@ -23,6 +23,7 @@ which compute host, service state, flavors, host aggregates and GPU
 aggregates.
 """
 
+import dataclasses
 import threading
 
 from oslo_log import log
@@ -55,10 +56,11 @@ def placement_available(client):
 class PlacementSource:
     """Collects snapshots from Placement and Nova, reusing what is unchanged.
 
-    One instance lives as long as the worker so that what it read of the
-    providers (generation, inventories, traits, last usages) survives
-    between refreshes; it is replaced only when a refresh succeeded, so a
-    failed one leaves nothing half-updated behind.
+    One instance lives as long as the worker so that its provider cache
+    (uuid -> generation, inventories, traits) and the class its usage
+    query asks for survive between refreshes; they are replaced only when
+    a refresh succeeded, so a failed one leaves nothing half-updated
+    behind.
     """
 
     name = 'placement'
@@ -141,7 +143,9 @@ class PlacementSource:
 
         stats = dict(reading.stats,
                      api_calls=client.call_count - calls_before)
-        self._last_reading = reading
+        # What the next refresh needs; the providers are the snapshot's.
+        self._last_reading = dataclasses.replace(reading, providers={},
+                                                 unusable={})
         self.last_stats = stats
         for line in problems:
             LOG.warning('%s', line)

@@ -26,7 +26,8 @@ cloud = fakecloud``. Keystone is not faked: the clouds.yaml uses
 Answers take well under a millisecond of this server's time, so what is
 measured is the client. ``POST /_fake/churn`` changes usages and some
 generations as a busy cloud would between two refreshes; ``GET
-/_fake/stats`` counts the requests by route.
+/_fake/stats`` counts the requests by route (and the CPU time the fake
+spent) since ``POST /_fake/reset-stats``.
 
 Only what the worker uses is implemented; anything else answers 404 (or
 400 for an unsupported query), which a benchmark notices.
@@ -39,6 +40,7 @@ import itertools
 import json
 import os
 import signal
+import time
 import urllib.parse
 
 from tools.bench import synthetic_cloud
@@ -69,6 +71,7 @@ class FakeCloud:
         self.cloud = cloud
         self.base_url = None
         self.stats = collections.Counter()
+        self._cpu_since = time.process_time()
         self._rendered = {}
         self._host_index = {h.uuid: i for i, h in enumerate(cloud.hosts)}
         self._flavor_index = {f['id']: i for i, f in
@@ -140,9 +143,12 @@ class FakeCloud:
             self._rendered.clear()
             return self._json({'generations_moved': len(moved)})
         if method == 'GET' and name == 'stats':
-            return self._json(dict(self.stats))
+            return self._json(dict(
+                self.stats, cpu_seconds=round(
+                    time.process_time() - self._cpu_since, 3)))
         if method == 'POST' and name == 'reset-stats':
             self.stats.clear()
+            self._cpu_since = time.process_time()
             return self._json({})
         raise HttpError(404, 'no control %s %s' % (method, name))
 
