@@ -25,7 +25,6 @@ import json
 import os
 import uuid as uuid_mod
 
-
 from flavor_exporter.capacity import model
 from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
