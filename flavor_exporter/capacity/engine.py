@@ -22,11 +22,16 @@ import collections
 import dataclasses
 import re
 
-from flavor_exporter.capacity import extra_specs
+from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import request as request_mod
 
 DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
+
+# Added to a flavor's unsupported notes when fit.fit_certain could not
+# prove a host's count maximal.
+UNCERTAIN = ('request groups compete for the same providers: on some hosts '
+             'the count is what one-by-one placement fits and may be low')
 
 
 @dataclasses.dataclass
@@ -85,7 +90,7 @@ def _exclusion(host, request, options, metadata):
     if not request.root_required <= host.traits:
         return 'compute node lacks required traits'
     if (options.aggregate_instance_extra_specs and request.aggregate_specs
-            and not extra_specs.aggregate_metadata_matches(
+            and not aggregate_filter.aggregate_metadata_matches(
                 request.aggregate_specs, metadata)):
         return 'aggregate metadata does not match'
     return None
@@ -102,6 +107,7 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
         result.error = str(exc)
         return result
     limits = collections.Counter()
+    uncertain = False
     for host in hosts:
         why = _exclusion(host, result.request, options,
                          host_metadata[host.name])
@@ -109,8 +115,10 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
             result.excluded[why] = result.excluded.get(why, 0) + 1
             continue
         empty, now = frees[id(host)] if frees else (None, None)
-        total, _ = fit.fit(result.request, host, True, empty)
-        available, limit = fit.fit(result.request, host, False, now)
+        total, _, sure = fit.fit_certain(result.request, host, True, empty)
+        available, limit, sure_now = fit.fit_certain(result.request, host,
+                                                     False, now)
+        uncertain = uncertain or not (sure and sure_now)
         if total == 0:
             result.excluded['does not fit'] = (
                 result.excluded.get('does not fit', 0) + 1)
@@ -125,6 +133,8 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
         zone[1] += available
         if limit:
             limits[limit] += 1
+    if uncertain:
+        result.request.unsupported.append(UNCERTAIN)
     if limits:
         # The class that caps the most hosts is what to buy more of.
         result.limited_by = sorted(limits.items(),
@@ -139,7 +149,7 @@ def _skipped(flavor, patterns):
 def compute(snapshot, options):
     """A Report for every flavor of snapshot that is not skipped."""
     patterns = [re.compile(p) for p in options.skip_patterns if p]
-    host_metadata = {host.name: extra_specs.host_aggregate_metadata(
+    host_metadata = {host.name: aggregate_filter.host_aggregate_metadata(
         host.aggregates) for host in snapshot.hosts}
     zones = sorted({h.availability_zone for h in snapshot.hosts
                     if h.availability_zone})
