@@ -166,8 +166,11 @@ def _pci_unit(demand, host, providers, frees, empty, isolate):
     for pool in host.gpu_pools:
         if pool.gpu_type == demand.alias:
             free = pool.count if empty else pool.count - pool.used
-            return _Unit(GPU_POOL, {GPU_POOL: demand.count},
-                         [(GPU_POOL, {GPU_POOL: free})], caps=[1],
+            # Each pool its own class, so that two aliases' pools on one
+            # host neither add up nor look like one shared class.
+            pool_rc = '%s:%s' % (GPU_POOL, pool.gpu_type)
+            return _Unit(GPU_POOL, {pool_rc: demand.count},
+                         [(pool_rc, {pool_rc: free})], caps=[1],
                          limits=[None])
     return None
 

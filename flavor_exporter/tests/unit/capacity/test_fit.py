@@ -192,6 +192,15 @@ class TestGpuAggregates(testtools.TestCase):
                     pools=[model.GpuPool('V100', 8)])
         self.assertEqual(1, fit.fit(request(BASIC, pci=[demand]), tree)[0])
 
+    def test_two_aliases_two_pools(self):
+        req = request(BASIC, pci=[PciDemand('V100', 1, None),
+                                  PciDemand('A100', 1, None)])
+        pools = [model.GpuPool('V100', 2), model.GpuPool('A100', 1)]
+        self.assertEqual((1, fit.GPU_POOL),
+                         fit.fit(req, host(compute_root(), pools=pools)))
+        self.assertEqual(2, fit.fit(req, host(compute_root(), pools=[
+            model.GpuPool('V100', 2), model.GpuPool('A100', 3)]))[0])
+
 
 class TestIsolatedPciDevices(testtools.TestCase):
 
