@@ -68,12 +68,26 @@ class _Unit:
     limits: list = None
 
 
+def pool_class(gpu_type):
+    """The class a GPU aggregate pool's free GPUs are counted in.
+
+    Each pool has its own, so that two aliases' pools on one host neither
+    add up nor look like one shared class.
+    """
+    return '%s:%s' % (GPU_POOL, gpu_type)
+
+
 def free_amounts(host, empty=False):
-    """{provider uuid: {rc: free amount}}; compute once per host."""
-    return {p.uuid: {rc: inventory.capacity
-                     - (0 if empty else p.usages.get(rc, 0))
-                     for rc, inventory in p.inventories.items()}
-            for p in host.providers}
+    """{provider uuid or pool class: {rc: free amount}}; once per host."""
+    frees = {p.uuid: {rc: inventory.capacity
+                      - (0 if empty else p.usages.get(rc, 0))
+                      for rc, inventory in p.inventories.items()}
+             for p in host.providers}
+    for pool in host.gpu_pools:
+        # The first pool of a type is the one matched (see _pci_unit).
+        rc = pool_class(pool.gpu_type)
+        frees.setdefault(rc, {rc: pool.count - (0 if empty else pool.used)})
+    return frees
 
 
 def _serves(provider, resources):
@@ -100,8 +114,12 @@ def _placement_unit(label, resources, providers, frees, copies=1,
     return unit
 
 
-def _units(request, host, empty, frees):
-    """The demand units of request on host, or None if it cannot fit."""
+def units(request, host, frees):
+    """The demand units of request on host, or None if it cannot fit.
+
+    frees is free_amounts(host) or any mapping with the same keys: units
+    only refer to its values, so the vectorized path passes column numbers.
+    """
     providers = host.providers
     units = []
     # Placement's isolate covers every granular group: numbered ones and
@@ -132,7 +150,7 @@ def _units(request, host, empty, frees):
             serving = [p for p in holders if _serves(p, {rc: amount})]
             units.append(_placement_unit(rc, {rc: amount}, serving, frees))
     for demand in request.pci:
-        unit = _pci_unit(demand, host, providers, frees, empty, isolate)
+        unit = _pci_unit(demand, providers, frees, isolate)
         if unit is None:
             return None
         units.append(unit)
@@ -154,7 +172,7 @@ def _add_numbered(units, unit):
     units.append(unit)
 
 
-def _pci_unit(demand, host, providers, frees, empty, isolate):
+def _pci_unit(demand, providers, frees, isolate):
     """Devices of one alias: Placement children, else a GPU aggregate."""
     rc = demand.resource_class
     if rc and any(rc in p.inventories for p in providers):
@@ -163,15 +181,10 @@ def _pci_unit(demand, host, providers, frees, empty, isolate):
                    if _serves(p, {rc: 1}) and demand.traits <= p.traits]
         return _placement_unit(rc, {rc: 1}, serving, frees,
                                copies=demand.count, isolate=isolate)
-    for pool in host.gpu_pools:
-        if pool.gpu_type == demand.alias:
-            free = pool.count if empty else pool.count - pool.used
-            # Each pool its own class, so that two aliases' pools on one
-            # host neither add up nor look like one shared class.
-            pool_rc = '%s:%s' % (GPU_POOL, pool.gpu_type)
-            return _Unit(GPU_POOL, {pool_rc: demand.count},
-                         [(pool_rc, {pool_rc: free})], caps=[1],
-                         limits=[None])
+    pool_rc = pool_class(demand.alias)
+    if pool_rc in frees:
+        return _Unit(GPU_POOL, {pool_rc: demand.count},
+                     [(pool_rc, frees[pool_rc])], caps=[1], limits=[None])
     return None
 
 
@@ -203,7 +216,7 @@ def _unit_bound(unit):
     return copies_bound(slots, unit.caps, unit.copies)
 
 
-def _independent(units):
+def independent(units):
     """Whether every unit bounds the count on its own.
 
     Not when two units share a resource class (capacity and max_unit
@@ -310,29 +323,29 @@ def fit_certain(request, host, empty=False, frees=None):
     """
     if frees is None:
         frees = free_amounts(host, empty)
-    units = _units(request, host, empty, frees)
-    if not units:
+    found = units(request, host, frees)
+    if not found:
         return 0, None, True
-    if _independent(units):
-        bounds = [(_unit_bound(u), u.label) for u in units]
+    if independent(found):
+        bounds = [(_unit_bound(u), u.label) for u in found]
         count, label = min(bounds, key=lambda b: (b[0], b[1]))
         return count, label, True
     # Shared classes or isolated units on shared providers: place
     # instances one at a time on a copy of the free amounts, up to the
     # tightest bound of the units alone and of the shared classes.
-    ceiling = min(min(_unit_bound(u) for u in units), _class_bound(units))
-    units = _units(request, host, empty,
-                   {uuid: dict(free) for uuid, free in frees.items()})
+    ceiling = min(min(_unit_bound(u) for u in found), _class_bound(found))
+    found = units(request, host,
+                  {key: dict(free) for key, free in frees.items()})
     count = 0
     budget = [_SEARCH_BUDGET]
     try:
-        while count < ceiling and _place_one(units, budget):
+        while count < ceiling and _place_one(found, budget):
             count += 1
     except _OutOfBudget:
         return count, None, False
     # With one candidate per unit every instance takes the same amounts
     # from the same providers: one by one is then exact too.
-    forced = all(len(unit.candidates) == 1 for unit in units)
+    forced = all(len(unit.candidates) == 1 for unit in found)
     return count, None, count == ceiling or forced
 
 
