@@ -39,9 +39,10 @@ from flavor_exporter.capacity import vector_fit
 DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
 
 # Added to a flavor's unsupported notes when fit.fit_certain could not
-# prove a host's count maximal.
-UNCERTAIN = ('request groups compete for the same providers: on some hosts '
-             'the count is what one-by-one placement fits and may be low')
+# prove a host's count exact.
+UNCERTAIN = ('the count is not proven exact on some hosts: request groups '
+             'compete for the same providers, or several providers could '
+             'bring the required traits')
 
 
 @dataclasses.dataclass

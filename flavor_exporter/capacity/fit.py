@@ -114,6 +114,53 @@ def _placement_unit(label, resources, providers, frees, copies=1,
     return unit
 
 
+class Units(list):
+    """The demand units of one request on one host."""
+
+    # Whether the unnumbered group's required traits can be met by more
+    # than one of its classes' providers, none of which always has them:
+    # the units then allow more than Placement may.
+    ambiguous = False
+
+
+_AMBIGUOUS = object()
+
+
+def _meet_required_traits(required, servers):
+    """Narrow servers ({rc: providers}) to meet the required traits.
+
+    Placement requires the providers one combination takes the unnumbered
+    group from to have the required traits together
+    (allocation_candidate._check_traits_for_alloc_request). A trait every
+    provider of some class has is always met; a trait only one class's
+    providers can have must come from that class, so its other providers
+    are dropped. A trait several classes could bring, none always, marks
+    servers ambiguous. False if a trait cannot be met at all.
+    """
+    pending = set(required)
+    while pending:
+        progress = False
+        for trait in sorted(pending):
+            if any(providers and all(trait in p.traits for p in providers)
+                   for providers in servers.values()):
+                pending.discard(trait)
+                progress = True
+                continue
+            able = [rc for rc, providers in servers.items()
+                    if any(trait in p.traits for p in providers)]
+            if not able:
+                return False
+            if len(able) == 1:
+                servers[able[0]] = [p for p in servers[able[0]]
+                                    if trait in p.traits]
+                pending.discard(trait)
+                progress = True
+        if not progress:
+            servers[_AMBIGUOUS] = True
+            return True
+    return True
+
+
 def units(request, host, frees):
     """The demand units of request on host, or None if it cannot fit.
 
@@ -121,7 +168,7 @@ def units(request, host, frees):
     only refer to its values, so the vectorized path passes column numbers.
     """
     providers = host.providers
-    units = []
+    units = Units()
     # Placement's isolate covers every granular group: numbered ones and
     # the one-device groups Nova makes for PCI in Placement.
     granular = (sum(1 for g in request.groups if g.suffix)
@@ -140,15 +187,16 @@ def units(request, host, frees):
                 '+'.join(sorted(resources)), resources, serving, frees,
                 isolate=isolate))
             continue
-        # Unnumbered: each class from any one provider; required traits
-        # are met by the providers that take part.
-        holders = [p for p in usable if set(resources) & set(p.inventories)]
-        if not group.required_traits <= frozenset().union(
-                *(p.traits for p in holders)):
+        # Unnumbered: each class from any one provider.
+        servers = {rc: [p for p in usable if _serves(p, {rc: amount})]
+                   for rc, amount in resources.items()}
+        if not _meet_required_traits(group.required_traits, servers):
             return None
+        if servers.pop(_AMBIGUOUS, False):
+            units.ambiguous = True
         for rc, amount in resources.items():
-            serving = [p for p in holders if _serves(p, {rc: amount})]
-            units.append(_placement_unit(rc, {rc: amount}, serving, frees))
+            units.append(_placement_unit(rc, {rc: amount}, servers[rc],
+                                         frees))
     for demand in request.pci:
         unit = _pci_unit(demand, providers, frees, isolate)
         if unit is None:
@@ -329,7 +377,7 @@ def fit_certain(request, host, empty=False, frees=None):
     if independent(found):
         bounds = [(_unit_bound(u), u.label) for u in found]
         count, label = min(bounds, key=lambda b: (b[0], b[1]))
-        return count, label, True
+        return count, label, not found.ambiguous
     # Shared classes or isolated units on shared providers: place
     # instances one at a time on a copy of the free amounts, up to the
     # tightest bound of the units alone and of the shared classes.
@@ -346,7 +394,7 @@ def fit_certain(request, host, empty=False, frees=None):
     # With one candidate per unit every instance takes the same amounts
     # from the same providers: one by one is then exact too.
     forced = all(len(unit.candidates) == 1 for unit in found)
-    return count, None, count == ceiling or forced
+    return count, None, (count == ceiling or forced) and not found.ambiguous
 
 
 def fit(request, host, empty=False, frees=None):

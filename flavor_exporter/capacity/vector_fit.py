@@ -101,7 +101,8 @@ def fit_group(request, group):
         numpy.minimum(counts, bounds, out=counts)
         limits[lower] = index
     labels = [unit.label for unit in found]
-    return GroupFit(int(counts[0]), counts[1:], limits[1:], labels)
+    return GroupFit(int(counts[0]), counts[1:], limits[1:], labels,
+                    certain=not found.ambiguous)
 
 
 def fit_hosts(request, group):

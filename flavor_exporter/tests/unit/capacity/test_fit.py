@@ -354,3 +354,35 @@ class TestCopiesBound(testtools.TestCase):
         self.assertEqual(0, fit.copies_bound([9], [1], 2))
         self.assertEqual(4, fit.copies_bound([9], [2], 2))
         self.assertEqual(3, fit.copies_bound([5, 1, 1, 1], [1, 1, 1, 1], 2))
+
+
+class TestUnnumberedRequiredTraits(testtools.TestCase):
+    """The providers one combination uses must have the traits together."""
+
+    def tree(self, *child_traits):
+        return host(compute_root(), *[
+            provider('g%d' % i, 'root', traits=traits, VGPU=Inv(4))
+            for i, traits in enumerate(child_traits)])
+
+    def test_trait_only_one_class_can_bring_narrows_its_providers(self):
+        req = request({'VCPU': 1, 'VGPU': 1}, required={'CUSTOM_T'})
+        # Only g0 has the trait: VGPU must come from it.
+        self.assertEqual((4, 'VGPU', True),
+                         fit.fit_certain(req, self.tree({'CUSTOM_T'}, ())))
+        self.assertEqual(8, fit.fit(req, self.tree({'CUSTOM_T'},
+                                                   {'CUSTOM_T'}))[0])
+        self.assertEqual(0, fit.fit(req, self.tree((), ()))[0])
+
+    def test_trait_on_the_root_is_always_met(self):
+        tree = host(compute_root(traits={'CUSTOM_T'}),
+                    provider('g0', 'root', VGPU=Inv(4)))
+        req = request({'VCPU': 1, 'VGPU': 1}, required={'CUSTOM_T'})
+        self.assertEqual((4, 'VGPU', True), fit.fit_certain(req, tree))
+
+    def test_trait_several_classes_could_bring_is_uncertain(self):
+        tree = host(compute_root(),
+                    provider('g0', 'root', traits={'CUSTOM_T'},
+                             VGPU=Inv(4), CUSTOM_X=Inv(4)),
+                    provider('g1', 'root', VGPU=Inv(4), CUSTOM_X=Inv(4)))
+        req = request({'VGPU': 1, 'CUSTOM_X': 1}, required={'CUSTOM_T'})
+        self.assertFalse(fit.fit_certain(req, tree)[2])
