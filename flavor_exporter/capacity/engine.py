@@ -101,6 +101,33 @@ class HostNumbers:
 
     entries: list
 
+    def columns(self):
+        """(positions, totals, available, labels, label codes), lists.
+
+        One entry per host the request fits on, in snapshot order; a code
+        indexes labels (-1: nothing limits the host).
+        """
+        # Only the labels some host is limited by, as the rows have them.
+        labels = sorted({names[code] for *_, limits, names in self.entries
+                         for code in numpy.unique(limits) if code >= 0})
+        codes = {label: i for i, label in enumerate(labels)}
+        if not self.entries:
+            return [], [], [], labels, []
+        columns = [[], [], [], []]
+        for group, total, available, limits, names in self.entries:
+            # limits index names, -1 for none: the last item is -1.
+            remap = numpy.array([codes.get(n, -1) for n in names] + [-1])
+            for column, values in zip(columns, (
+                    group.positions,
+                    numpy.full(len(group.positions), total), available,
+                    remap[limits])):
+                column.append(numpy.asarray(values))
+        merged = [numpy.concatenate(column) for column in columns]
+        order = numpy.argsort(merged[0], kind='stable')
+        positions, totals, free, limit_codes = (c[order].tolist()
+                                                for c in merged)
+        return positions, totals, free, labels, limit_codes
+
     def rows(self):
         rows = []
         for group, total, available, limits, labels in self.entries:
@@ -120,6 +147,7 @@ class Report:
     flavors: list  # FlavorCapacity, sorted by name
     problems: list
     api_calls: int = 0
+    hosts: list = dataclasses.field(default_factory=list)  # model.Host
 
 
 def _exclusion(host, request, options, metadata):
@@ -206,7 +234,8 @@ def reference_compute(snapshot, options):
                   collected_at=snapshot.collected_at,
                   flavors=flavors,
                   problems=list(snapshot.problems),
-                  api_calls=snapshot.api_calls)
+                  api_calls=snapshot.api_calls,
+                  hosts=list(snapshot.hosts))
 
 
 def _request_key(request):
@@ -324,4 +353,5 @@ def compute(snapshot, options):
                   collected_at=snapshot.collected_at,
                   flavors=flavors,
                   problems=list(snapshot.problems),
-                  api_calls=snapshot.api_calls)
+                  api_calls=snapshot.api_calls,
+                  hosts=list(snapshot.hosts))

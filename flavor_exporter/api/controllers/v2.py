@@ -13,6 +13,8 @@
 #    under the License.
 """/v2: every flavor with its capacity, one flavor, the worker's status."""
 
+import json
+
 import pecan
 import webob.exc
 
@@ -24,9 +26,6 @@ from flavor_exporter.api import responses
 from flavor_exporter.common import published as pub
 from flavor_exporter.policies import capacity as policies
 
-# What only policies.HOSTS may see of a flavor.
-HOST_FIELDS = ('hosts', 'excluded_hosts')
-
 
 def _bad_request(exc):
     return webob.exc.HTTPBadRequest(detail=str(exc))
@@ -36,10 +35,9 @@ def _marked_stale(document):
     return dict(document, **{pub.STALE: True})
 
 
-def _without_hosts(document):
-    flavor = {k: v for k, v in document[pub.FLAVOR].items()
-              if k not in HOST_FIELDS}
-    return dict(document, **{pub.FLAVOR: flavor})
+def _with_flavor(document, flavor, stale):
+    document = dict(document, **{pub.FLAVOR: flavor})
+    return _marked_stale(document) if stale else document
 
 
 class FlavorsController(base.CollectionController):
@@ -47,6 +45,7 @@ class FlavorsController(base.CollectionController):
     def __init__(self, reader, retry_after):
         self._reader = reader
         self._retry_after = retry_after
+        self._index_tags = (None, ())
 
     def _view(self):
         return responses.current_view(self._reader, self._retry_after)
@@ -116,21 +115,61 @@ class FlavorsController(base.CollectionController):
             raise webob.exc.HTTPNotFound(
                 detail='No flavor has the id or name "%s".' % key)
         name = pub.v2_flavor(flavor_id)
-        hosts = caller.may(policies.HOSTS)
-        if hosts and not view.stale:
-            held = self._reader.documents.get(generation, name)
+        if caller.may(policies.HOSTS):
+            held = self._with_hosts(view, flavor_id)
         else:
             def make():
                 document = self._reader.parsed.get(generation, name)
-                if not hosts:
-                    document = _without_hosts(document)
-                return _marked_stale(document) if view.stale else document
+                flavor = {k: v for k, v in document[pub.FLAVOR].items()
+                          if k != pub.EXCLUDED}
+                return _with_flavor(document, flavor, view.stale)
             held = self._reader.variants.get(
-                generation, name, (view.stale, hosts), make)
+                generation, name, ('no hosts', view.stale), make)
         if held is None:
             raise generations.Unavailable(
                 'the data of flavor %s is not published' % flavor_id)
         return responses.representation(pecan.request, held, view)
+
+    def _with_hosts(self, view, flavor_id):
+        """The flavor's document with its per-host rows, made once.
+
+        The worker publishes the per-host numbers apart, as columns that
+        name hosts by their place in the host index: far smaller, and
+        they change apart from the flavor's totals.
+        """
+        generation = view.generation
+        name = pub.v2_flavor(flavor_id)
+        numbers_name = pub.v2_flavor_hosts(flavor_id)
+        numbers = generation.documents.get(numbers_name)
+        # What the rows are made of: a new version of any is a new variant.
+        sources = (numbers.etag if numbers else None,
+                   self._host_index_tags(generation))
+
+        def make():
+            document = self._reader.parsed.get(generation, name)
+            held = self._reader.documents.get(generation, numbers_name)
+            rows = []
+            if held is not None:
+                rows = pub.host_rows(
+                    json.loads(held.body),
+                    lambda page: self._reader.parsed.get(
+                        generation, pub.hosts_page(page)))
+            flavor = {k: v for k, v in document[pub.FLAVOR].items()
+                      if k != pub.EXCLUDED}
+            flavor[pub.HOSTS] = rows
+            flavor[pub.EXCLUDED] = document[pub.FLAVOR].get(pub.EXCLUDED, {})
+            return _with_flavor(document, flavor, view.stale)
+        return self._reader.variants.get(
+            generation, name, ('hosts', view.stale, sources), make)
+
+    def _host_index_tags(self, generation):
+        """The entity tags of the host index pages, read once."""
+        known_id, tags = self._index_tags
+        if known_id != generation.id:
+            tags = tuple(entry.etag for name, entry in sorted(
+                generation.documents.items()) if pub.is_hosts_page(name))
+            self._index_tags = (generation.id, tags)
+        return tags
 
     def _flavor_id(self, generation, key):
         """The id of the flavor key names, or None."""
