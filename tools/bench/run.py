@@ -20,7 +20,7 @@ Options of one benchmark: ``python -m tools.bench.<name> --help``.
 import importlib
 import sys
 
-BENCHMARKS = ('engine', 'api', 'collect')
+BENCHMARKS = ('engine', 'publish', 'api', 'collect')
 
 
 def main(argv=None):
