@@ -217,6 +217,15 @@ def _skipped(flavor, patterns):
     return flavor.disabled or any(p.search(flavor.name) for p in patterns)
 
 
+def _report(snapshot, flavors):
+    return Report(source=snapshot.source,
+                  collected_at=snapshot.collected_at,
+                  flavors=flavors,
+                  problems=list(snapshot.problems),
+                  api_calls=snapshot.api_calls,
+                  hosts=list(snapshot.hosts))
+
+
 def reference_compute(snapshot, options):
     """compute(), host by host through fit.fit: slow, the definition."""
     patterns = [re.compile(p) for p in options.skip_patterns if p]
@@ -230,12 +239,7 @@ def reference_compute(snapshot, options):
                                zones, frees)
                for f in sorted(snapshot.flavors, key=lambda f: f.name)
                if not _skipped(f, patterns)]
-    return Report(source=snapshot.source,
-                  collected_at=snapshot.collected_at,
-                  flavors=flavors,
-                  problems=list(snapshot.problems),
-                  api_calls=snapshot.api_calls,
-                  hosts=list(snapshot.hosts))
+    return _report(snapshot, flavors)
 
 
 def _request_key(request):
@@ -349,9 +353,4 @@ def compute(snapshot, options):
         result.per_host = numbers.per_host
         if not numbers.certain:
             result.request.unsupported.append(UNCERTAIN)
-    return Report(source=snapshot.source,
-                  collected_at=snapshot.collected_at,
-                  flavors=flavors,
-                  problems=list(snapshot.problems),
-                  api_calls=snapshot.api_calls,
-                  hosts=list(snapshot.hosts))
+    return _report(snapshot, flavors)
