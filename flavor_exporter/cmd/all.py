@@ -23,6 +23,7 @@ import sys
 from oslo_log import log
 from oslo_service import service
 
+from flavor_exporter.api import port
 from flavor_exporter.api import server
 from flavor_exporter.common import config
 from flavor_exporter.worker import on_miss
@@ -41,6 +42,13 @@ def main(argv=None):
     except config.CONFIG_ERRORS as exc:
         return config.refuse_to_start(PROG, exc)
     conf = config.CONF
+    try:
+        # Before the launcher: it would restart a process that cannot
+        # bind, and the worker would refresh each time.
+        port.ensure_free(conf.api.host_ip, conf.api.port)
+    except port.PortInUse as exc:
+        sys.stderr.write('%s: %s\n' % (PROG, exc))
+        return 1
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
     # One launch_service call per service would fork one process each;
     # Services in one wrapper keep them in the same process.

@@ -13,12 +13,16 @@
 #    under the License.
 """flavor-exporter-api: serve the API with uWSGI, sized to the machine.
 
-This command parses the configuration, then replaces itself with uWSGI
-serving flavor_exporter.wsgi.api:application: a master process and
-[api] workers single-threaded processes (default twice the CPUs), which
+This command parses the configuration, checks that the port is free, then
+replaces itself with uWSGI serving flavor_exporter.wsgi.api:application:
+a master process, uWSGI's HTTP router on [api] port and [api] workers
+single-threaded processes behind it (default twice the CPUs), which
 served cached documents best on the machines measured (see
-tools/bench/api.py). Each process loads the application after the fork
-(--lazy-apps), so each has its own cache connections. The configuration
+tools/bench/api.py). The router reads each request whole, without
+blocking, before a worker gets it: clients that send slowly hold none of
+the workers (tools/bench/slow_clients.py measures it). Each process
+loads the application after the fork (--lazy-apps), so each has its own
+cache connections. The configuration
 files reach the application through the environment (see
 flavor_exporter.api.wsgi_env).
 """
@@ -31,6 +35,7 @@ from oslo_log import log
 
 from flavor_exporter._i18n import _
 from flavor_exporter.api import auth
+from flavor_exporter.api import port
 from flavor_exporter.api import wsgi_env
 from flavor_exporter.common import config
 from flavor_exporter.worker import refresh
@@ -55,8 +60,8 @@ def find_uwsgi():
     if found:
         return found
     raise UwsgiNotFound(
-        _('flavor-exporter-api needs uWSGI: install the "uWSGI" package in '
-          'this Python environment (pip install uWSGI), or put a uwsgi '
+        _('flavor-exporter-api needs uWSGI: install it in this Python '
+          'environment (pip install pyuwsgi, a wheel), or put a uwsgi '
           'binary built for Python %(major)d.%(minor)d on PATH.')
         % {'major': sys.version_info[0], 'minor': sys.version_info[1]})
 
@@ -72,7 +77,12 @@ def uwsgi_argv(conf, binary):
     argv = [
         binary,
         '--strict',
-        '--http-socket', '%s:%d' % (host, conf.api.port),
+        # The router process buffers requests (non-blocking, one offload
+        # thread for the responses) so that slow clients cannot occupy
+        # the workers; it passes them on a socket of its own.
+        '--http', '%s:%d' % (host, conf.api.port),
+        '--http-timeout', '30',
+        '--offload-threads', '1',
         '--master',
         '--processes', str(workers(conf)),
         '--listen', str(conf.api.listen_backlog),
@@ -120,7 +130,8 @@ def main(argv=None):
     auth.warn_if_open(conf)
     try:
         binary = find_uwsgi()
-    except UwsgiNotFound as exc:
+        port.ensure_free(conf.api.host_ip, conf.api.port)
+    except (UwsgiNotFound, port.PortInUse) as exc:
         sys.stderr.write('%s: %s\n' % (PROG, exc))
         return 1
     argv = uwsgi_argv(conf, binary)

@@ -116,7 +116,7 @@ class TestCommand(base.ApiTestCase):
         def value(flag):
             return argv[argv.index(flag) + 1]
 
-        self.assertEqual('127.0.0.1:8999', value('--http-socket'))
+        self.assertEqual('127.0.0.1:8999', value('--http'))
         self.assertEqual('6', value('--processes'))
         self.assertEqual('77', value('--listen'))
         self.assertEqual('flavor_exporter.wsgi.api:application',
@@ -128,7 +128,7 @@ class TestCommand(base.ApiTestCase):
     def test_workers_and_ipv6(self):
         self.flags(group='api', host_ip='::1', workers=3)
         argv = cmd_api.uwsgi_argv(self.conf, 'uwsgi')
-        self.assertEqual('[::1]:8780', argv[argv.index('--http-socket') + 1])
+        self.assertEqual('[::1]:8780', argv[argv.index('--http') + 1])
         self.assertEqual('3', argv[argv.index('--processes') + 1])
 
     def test_find_uwsgi(self):
@@ -142,7 +142,7 @@ class TestCommand(base.ApiTestCase):
                 mock.patch('shutil.which', return_value=None):
             error = self.assertRaises(cmd_api.UwsgiNotFound,
                                       cmd_api.find_uwsgi)
-        self.assertIn('pip install uWSGI', str(error))
+        self.assertIn('pip install pyuwsgi', str(error))
 
     def test_main_execs_uwsgi_with_the_config_files(self):
         directory = self.useFixture(fixtures.TempDir()).path
@@ -163,7 +163,7 @@ class TestCommand(base.ApiTestCase):
         binary, argv, env = execve.call_args[0]
         self.assertEqual('/x/uwsgi', binary)
         self.assertEqual('0.0.0.0:9123',
-                         argv[argv.index('--http-socket') + 1])
+                         argv[argv.index('--http') + 1])
         self.assertEqual(
             [conf_file, os.path.join(conf_d, 'a.conf'),
              os.path.join(conf_d, 'b.conf')],
