@@ -11,12 +11,13 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Whether the API's port is free, checked before anything starts.
+"""The API's listening socket, bound before anything else starts.
 
-uWSGI, run by flavor-exporter-api, logs a bind error and exits after its
-master has started; flavor-exporter-all's launcher would restart a
-process that cannot bind, refreshing each time. Both commands check here
-first and stop with one line instead.
+flavor-exporter-api and flavor-exporter-all bind it in the command's own
+process, before the launcher forks and before any refresh: a taken port
+stops the command with one line, where a service that failed to bind
+would be restarted by the launcher again and again. The processes the
+launcher forks inherit the socket and serve on it.
 """
 
 import socket
@@ -28,11 +29,11 @@ class PortInUse(RuntimeError):
     pass
 
 
-def ensure_free(host, port):
-    """Bind host:port as the servers do, then let it go; PortInUse if not.
+def listen(host, port, backlog):
+    """A socket listening on host:port; PortInUse if it cannot be.
 
-    SO_REUSEADDR as uWSGI and waitress set it, so that connections of a
-    server that just stopped (TIME_WAIT) do not count as taken.
+    SO_REUSEADDR as servers set it, so that connections of a server that
+    just stopped (TIME_WAIT) do not count as taken.
     """
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
@@ -43,13 +44,16 @@ def ensure_free(host, port):
                           'machine.') % {'host': host, 'port': port,
                                          'error': exc})
     family, kind, proto, _name, address = infos[0]
-    with socket.socket(family, kind, proto) as sock:
+    sock = socket.socket(family, kind, proto)
+    try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(address)
-        except OSError as exc:
-            raise PortInUse(_('cannot listen on %(host)s:%(port)d '
-                              '(%(error)s); stop what uses the port or set '
-                              '[api] port to another one.')
-                            % {'host': host, 'port': port,
-                               'error': exc.strerror or exc})
+        sock.bind(address)
+        sock.listen(backlog)
+    except OSError as exc:
+        sock.close()
+        raise PortInUse(_('cannot listen on %(host)s:%(port)d (%(error)s); '
+                          'stop what uses the port or set [api] port to '
+                          'another one.')
+                        % {'host': host, 'port': port,
+                           'error': exc.strerror or exc})
+    return sock

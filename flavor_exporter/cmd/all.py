@@ -45,25 +45,27 @@ def main(argv=None):
     try:
         # Before the launcher: it would restart a process that cannot
         # bind, and the worker would refresh each time.
-        port.ensure_free(conf.api.host_ip, conf.api.port)
+        sock = port.listen(conf.api.host_ip, conf.api.port,
+                           conf.api.listen_backlog)
     except port.PortInUse as exc:
         sys.stderr.write('%s: %s\n' % (PROG, exc))
         return 1
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
     # One launch_service call per service would fork one process each;
     # Services in one wrapper keep them in the same process.
-    launcher.launch_service(OneProcess(conf, options))
+    launcher.launch_service(OneProcess(conf, options, sock))
     return launcher.wait()
 
 
 class OneProcess(service.Service):
     """Starts the worker and the API side by side in this process."""
 
-    def __init__(self, conf, options):
+    def __init__(self, conf, options, sock):
+        """sock: the API's listening socket (api.port.listen)."""
         super().__init__()
         self._parts = [
             worker_service.WorkerService(conf, options),
-            server.ApiService(conf, on_miss=lambda store: (
+            server.ApiService(conf, sockets=[sock], on_miss=lambda store: (
                 on_miss.RefreshOnMiss(conf, store)))]
 
     def start(self):

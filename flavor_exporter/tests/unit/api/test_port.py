@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The port check both serving commands make before they start."""
+"""The listening socket both serving commands bind before they start."""
 
 import socket
 
@@ -26,22 +26,20 @@ class TestEnsureFree(base.BaseTestCase):
             taken.bind(('127.0.0.1', 0))
             taken.listen()
             number = taken.getsockname()[1]
-            error = self.assertRaises(port.PortInUse, port.ensure_free,
-                                      '127.0.0.1', number)
+            error = self.assertRaises(port.PortInUse, port.listen,
+                                      '127.0.0.1', number, 16)
         self.assertIn('127.0.0.1:%d' % number, str(error))
         self.assertIn('[api] port', str(error))
 
-    def test_free_after_the_check(self):
+    def test_listening(self):
         with socket.socket() as probe:
             probe.bind(('127.0.0.1', 0))
             number = probe.getsockname()[1]
-        port.ensure_free('127.0.0.1', number)
-        # The check let the port go: a server can bind it.
-        with socket.socket() as server:
-            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            server.bind(('127.0.0.1', number))
+        with port.listen('127.0.0.1', number, 16) as sock:
+            self.assertEqual(('127.0.0.1', number), sock.getsockname())
+            socket.create_connection(('127.0.0.1', number), 5).close()
 
     def test_unknown_host(self):
-        error = self.assertRaises(port.PortInUse, port.ensure_free,
-                                  'no-such-host.invalid', 8780)
+        error = self.assertRaises(port.PortInUse, port.listen,
+                                  'no-such-host.invalid', 8780, 16)
         self.assertIn('[api] host_ip', str(error))
