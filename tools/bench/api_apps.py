@@ -20,13 +20,14 @@
 - stock: flavor-exporter's API with Pecan's own getargspec.
 - fixed: flavor-exporter's API as shipped (pecan_compat installed).
 
-uWSGI loads ``tools.bench.api_apps:application``; the environment picks
-the application (FLAVOR_EXPORTER_BENCH_APP) and, for bare, the document's
-cache key (FLAVOR_EXPORTER_BENCH_KEY), since a uWSGI module takes no
-arguments.
+``python -m tools.bench.api_apps --config-file FILE...`` serves one of
+them as flavor-exporter-api serves the API (same processes, threads and
+socket); the environment picks the application (FLAVOR_EXPORTER_BENCH_APP)
+and, for bare, the document's cache key (FLAVOR_EXPORTER_BENCH_KEY).
 """
 
 import os
+import sys
 
 from pymemcache.client import base as memcache
 
@@ -70,13 +71,28 @@ def api(fixed=True, conf=None, store=None):
     return application
 
 
-def make(name, environ=os.environ):
+def make(name, environ=os.environ, conf=None):
     if name == 'bare':
         return Bare(environ[SERVER_ENV], environ[KEY_ENV])
     if name in ('stock', 'fixed'):
-        return api(fixed=name == 'fixed')
+        return api(fixed=name == 'fixed', conf=conf)
     raise ValueError('unknown benchmark application %r' % name)
 
 
-if APP_ENV in os.environ:
-    application = make(os.environ[APP_ENV])
+def main(argv=None):
+    from flavor_exporter.api import port
+    from flavor_exporter.cmd import api as cmd_api
+    from flavor_exporter.common import config
+    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    conf = config.CONF
+    sock = port.listen(conf.api.host_ip, conf.api.port,
+                       conf.api.listen_backlog)
+
+    def application():
+        return make(os.environ[APP_ENV], conf=conf)
+
+    return cmd_api.serve(conf, sock, application=application)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
