@@ -37,11 +37,20 @@ def raw(port, data, timeout=30):
     status is None when the server closed the connection without a
     status line.
     """
+    answer = b''
     with socket.create_connection(('127.0.0.1', port), timeout) as sock:
-        sock.sendall(data)
-        answer = b''
-        while chunk := sock.recv(65536):
-            answer += chunk
+        try:
+            sock.sendall(data)
+        except BrokenPipeError:
+            # The server answered and closed before reading all of it.
+            pass
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            # Closed with unread request bytes: TCP resets the connection
+            # after the answer.
+            pass
     head, _, body = answer.partition(b'\r\n\r\n')
     lines = head.decode('latin-1').split('\r\n')
     if not lines[0].startswith('HTTP/1.'):
