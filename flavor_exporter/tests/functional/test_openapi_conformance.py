@@ -47,5 +47,6 @@ class TestOpenApiConformance(test_commands.CommandsTestCase):
              '--checks', 'all', '--max-examples', '10',
              '--generation-deterministic', '--request-timeout', '30'],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            timeout=600)
+            # It keeps a .schemathesis/ directory where it runs.
+            cwd=self.workdir, timeout=600)
         self.assertEqual(0, done.returncode, done.stdout[-6000:])
