@@ -22,9 +22,10 @@ the fork, so each has its own cache connections.
 waitress reads requests whole before a thread gets them (slow clients
 hold no thread) and answers malformed or oversized ones with a JSON
 error; uWSGI, which this command ran before, closed such connections
-without an answer and needed a C compiler to install. Measured here
-(tools/bench/api.py, tools/bench/slow_clients.py): the API at or above
-0.8 of a bare WSGI callable on the same processes. The WSGI module
+without an answer and needed a C compiler to install.
+tools/bench/api.py measures the API against a bare WSGI callable on these
+same processes, and how fast others are answered while 50 clients
+trickle their headers (tools/bench/slow_clients.py). The WSGI module
 flavor_exporter.wsgi.api still serves under any WSGI server.
 """
 
