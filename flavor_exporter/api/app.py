@@ -27,6 +27,7 @@ from flavor_exporter.api import cold_start
 from flavor_exporter.api.controllers import root
 from flavor_exporter.api import healthcheck
 from flavor_exporter.api import hooks
+from flavor_exporter.api.middleware import hot_documents
 from flavor_exporter.api.middleware import read_only
 from flavor_exporter.api.middleware import request_limits
 from flavor_exporter.api import pecan_compat
@@ -99,6 +100,8 @@ def setup_app(conf=None, store=None, on_miss=None):
     refresh = on_miss(store) if on_miss and conf.api.compute_on_miss else None
     reader = make_reader(conf, store, refresh)
     app = make_pecan_app(reader, conf)
+    if conf.auth_strategy != 'keystone':
+        app = hot_documents.HotDocuments(app, reader)
     app = Mount(app, HEALTHCHECK_PATH,
                 healthcheck.middleware(conf, reader))
     app = auth.wrap(app, conf)
