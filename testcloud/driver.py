@@ -147,6 +147,8 @@ class ScenarioDriver(fake.FakeDriver):
             inventory[rc]['reserved'] = int(reserved)
         for rc, ratio in spec.allocation_ratio.items():
             inventory[rc]['allocation_ratio'] = float(ratio)
+        for rc, limits in spec.unit_limits.items():
+            inventory[rc].update(limits)
         provider_tree.update_inventory(nodename, inventory)
         if spec.traits:
             provider_tree.add_traits(nodename, *spec.traits)

@@ -59,7 +59,8 @@ class KeystoneServer(fixtures.Fixture):
 
     After setUp, :attr:`info` is the ready document: ``url``, ``region``,
     ``admin_user``/``admin_password``/``admin_project`` and
-    ``member_user``/``member_password``/``member_project``.
+    ``member_user``/``member_password``/``member_project`` and
+    ``reader_user``/``reader_password``, a reader of the whole system.
     """
 
     def __init__(self, workdir=None, python=None, timeout=START_TIMEOUT):

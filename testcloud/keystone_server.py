@@ -117,6 +117,25 @@ def _add_member(url, admin_password, user, password, project):
         url, project_id, user_id, role_id), token=token)
 
 
+def _add_system_reader(url, admin_password, user, password):
+    """A user with the reader role on the system: reads everything."""
+    headers, _body = _request(url + '/v3/auth/tokens', {'auth': {
+        'identity': {'methods': ['password'], 'password': {'user': {
+            'name': 'admin', 'domain': {'id': 'default'},
+            'password': admin_password}}},
+        'scope': {'system': {'all': True}}}})
+    token = headers['X-Subject-Token']
+    _h, body = _request(url + '/v3/users', {'user': {
+        'name': user, 'password': password, 'domain_id': 'default'}}, token)
+    user_id = body['user']['id']
+    with urllib.request.urlopen(urllib.request.Request(
+            url + '/v3/roles?name=reader',
+            headers={'X-Auth-Token': token}), timeout=30) as resp:
+        role_id = json.loads(resp.read())['roles'][0]['id']
+    _request('%s/v3/system/users/%s/roles/%s' % (url, user_id, role_id),
+             token=token)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--workdir', required=True)
@@ -169,11 +188,14 @@ def main():
 
     _add_member(url, args.admin_password, 'demo', args.member_password,
                 'demo')
+    _add_system_reader(url, args.admin_password, 'auditor',
+                       args.member_password)
     ready = {'url': url, 'region': REGION, 'pid': os.getpid(),
              'admin_user': 'admin', 'admin_password': args.admin_password,
              'admin_project': 'admin', 'member_user': 'demo',
              'member_password': args.member_password,
-             'member_project': 'demo'}
+             'member_project': 'demo', 'reader_user': 'auditor',
+             'reader_password': args.member_password}
     tmp = args.ready_file + '.tmp'
     with open(tmp, 'w') as f:
         json.dump(ready, f)

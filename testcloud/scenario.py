@@ -70,6 +70,9 @@ class Host:
     local_gb: int
     reserved: dict
     allocation_ratio: dict
+    #: Per resource class inventory limits on the root provider:
+    #: {rc: {min_unit: n, max_unit: n, step_size: n}}.
+    unit_limits: dict
     pci_devices: tuple
     vgpu: Vgpu
     custom_resources: dict
@@ -189,6 +192,7 @@ def _parse_hosts(raw):
                                               'local_gb'),
                        optional={'node': None, 'count': None,
                                  'reserved': {}, 'allocation_ratio': {},
+                                 'unit_limits': {},
                                  'pci_devices': [], 'vgpu': None,
                                  'custom_resources': {}, 'traits': [],
                                  'pcpus': 0})
@@ -223,6 +227,8 @@ def _parse_hosts(raw):
                 local_gb=int(values['local_gb']),
                 reserved=dict(values['reserved']),
                 allocation_ratio=dict(values['allocation_ratio']),
+                unit_limits=_parse_unit_limits(values['unit_limits'],
+                                               where),
                 pci_devices=devices, vgpu=vgpu,
                 custom_resources=dict(values['custom_resources']),
                 traits=tuple(values['traits']),
@@ -233,6 +239,23 @@ def _parse_hosts(raw):
     if not hosts:
         raise ScenarioError('a scenario needs at least one host')
     return tuple(hosts)
+
+
+def _parse_unit_limits(raw, where):
+    """{rc: {min_unit, max_unit, step_size}}, as positive integers."""
+    if not isinstance(raw, dict):
+        raise ScenarioError('%s.unit_limits: expected a mapping' % where)
+    limits = {}
+    for rc, values in raw.items():
+        values = _take(values, '%s.unit_limits.%s' % (where, rc),
+                       optional={'min_unit': None, 'max_unit': None,
+                                 'step_size': None})
+        limits[str(rc)] = {key: int(value) for key, value in values.items()
+                           if value is not None}
+        if any(value < 1 for value in limits[str(rc)].values()):
+            raise ScenarioError('%s.unit_limits.%s: limits must be '
+                                'positive' % (where, rc))
+    return limits
 
 
 def _parse_aggregates(raw, host_names):

@@ -13,6 +13,7 @@
 extensions = [
     'openstackdocstheme',
     'oslo_config.sphinxext',
+    'oslo_policy.sphinxext',
 ]
 
 openstackdocs_repo_name = 'openstack/flavor-exporter'

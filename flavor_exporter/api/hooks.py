@@ -17,6 +17,7 @@ from oslo_log import log
 from pecan import hooks
 import webob.exc
 
+from flavor_exporter.api import access
 from flavor_exporter.api import generations
 from flavor_exporter.api import responses
 
@@ -41,6 +42,17 @@ class ReadOnlyHook(hooks.PecanHook):
                 % state.request.method,
                 headers=[('Allow', ', '.join(ALLOWED_METHODS))])
         state.request.environ.pop('HTTP_ACCEPT', None)
+
+
+class AccessHook(hooks.PecanHook):
+    """Decides what the caller may read (flavor_exporter.api.access)."""
+
+    def __init__(self, enforcer):
+        self._enforcer = enforcer
+
+    def on_route(self, state):
+        environ = state.request.environ
+        environ[access.ENVIRON_KEY] = access.Access(self._enforcer, environ)
 
 
 class JsonErrorHook(hooks.PecanHook):

@@ -17,16 +17,38 @@
 Placement satisfies each numbered request group from a single provider and
 each resource class of the unnumbered group from a single provider, so the
 tree is reduced to "demand units": the resource classes or groups that must
-come from one provider each, with the providers able to serve them. When
-the units share no resource class (every real tree we know of: CPU, RAM
-and disk on the root, one class per VGPU or PCI child) each unit bounds the
-count independently and the answer is exact. Otherwise instances are
-placed one by one, like successive boots would.
+come from one provider each, with the providers able to serve them.
+
+Placement checks min_unit, max_unit and step_size twice. Each group alone
+must pass them in the SQL that finds its providers
+(placement.objects.research_context._capacity_check_clause); once the
+groups' candidates are combined, the amounts one instance takes from one
+provider are summed (allocation_candidate._consolidate_allocation_requests)
+and a combination whose sum exceeds max_unit or the capacity left is
+dropped (RequestWideSearchContext.exceeds_capacity). The claim then checks
+the sum against all three limits (allocation._check_capacity_exceeded);
+min_unit and step_size of a sum of amounts that each pass them always
+pass, so max_unit is the only limit that couples groups. Here that is the
+``caps`` of a unit: how many of its copies one instance may put on each
+provider.
+
+When the units share no resource class and no isolated unit shares a
+provider with another (every real tree we know of: CPU, RAM and disk on
+the root, one class per VGPU or PCI child) each unit bounds the count
+independently and the answer is exact. Otherwise instances are placed one
+by one, each with every assignment of its groups tried, up to the bound of
+the units taken alone; a count below that bound is reported as uncertain
+unless every unit has a single provider to take from.
 """
 
+import collections
 import dataclasses
 
 GPU_POOL = 'GPU_AGGREGATE'
+
+# Assignments tried for one instance on the one-by-one path before the
+# count is given up as uncertain; real requests need a handful.
+_SEARCH_BUDGET = 20000
 
 
 @dataclasses.dataclass
@@ -38,14 +60,34 @@ class _Unit:
     candidates: list  # (provider uuid or pool key, free {rc: n})
     copies: int = 1
     isolate: bool = False
+    # Per candidate: how many copies one instance may take from it, as
+    # max_unit allows the sum (1 under isolate).
+    caps: list = None
+    # Per candidate: {rc: max_unit} of the provider, for sums with the
+    # instance's other units; None for a GPU aggregate pool.
+    limits: list = None
+
+
+def pool_class(gpu_type):
+    """The class a GPU aggregate pool's free GPUs are counted in.
+
+    Each pool has its own, so that two aliases' pools on one host neither
+    add up nor look like one shared class.
+    """
+    return '%s:%s' % (GPU_POOL, gpu_type)
 
 
 def free_amounts(host, empty=False):
-    """{provider uuid: {rc: free amount}}; compute once per host."""
-    return {p.uuid: {rc: inventory.capacity
-                     - (0 if empty else p.usages.get(rc, 0))
-                     for rc, inventory in p.inventories.items()}
-            for p in host.providers}
+    """{provider uuid or pool class: {rc: free amount}}; once per host."""
+    frees = {p.uuid: {rc: inventory.capacity
+                      - (0 if empty else p.usages.get(rc, 0))
+                      for rc, inventory in p.inventories.items()}
+             for p in host.providers}
+    for pool in host.gpu_pools:
+        # The first pool of a type is the one matched (see _pci_unit).
+        rc = pool_class(pool.gpu_type)
+        frees.setdefault(rc, {rc: pool.count - (0 if empty else pool.used)})
+    return frees
 
 
 def _serves(provider, resources):
@@ -59,14 +101,74 @@ def _slots(free, resources):
                for rc, amount in resources.items())
 
 
-def _traits_ok(traits, required, forbidden):
-    return required <= traits and not (forbidden & traits)
+def _placement_unit(label, resources, providers, frees, copies=1,
+                    isolate=False):
+    """A unit served by Placement providers, with its max_unit caps."""
+    unit = _Unit(label, resources, [], copies, isolate, [], [])
+    for p in providers:
+        limits = {rc: p.inventories[rc].largest_unit for rc in resources}
+        unit.candidates.append((p.uuid, frees[p.uuid]))
+        unit.limits.append(limits)
+        unit.caps.append(min(limits[rc] // amount
+                             for rc, amount in resources.items()))
+    return unit
 
 
-def _units(request, host, empty, frees):
-    """The demand units of request on host, or None if it cannot fit."""
+class Units(list):
+    """The demand units of one request on one host."""
+
+    # Whether the unnumbered group's required traits can be met by more
+    # than one of its classes' providers, none of which always has them:
+    # the units then allow more than Placement may.
+    ambiguous = False
+
+
+_AMBIGUOUS = object()
+
+
+def _meet_required_traits(required, servers):
+    """Narrow servers ({rc: providers}) to meet the required traits.
+
+    Placement requires the providers one combination takes the unnumbered
+    group from to have the required traits together
+    (allocation_candidate._check_traits_for_alloc_request). A trait every
+    provider of some class has is always met; a trait only one class's
+    providers can have must come from that class, so its other providers
+    are dropped. A trait several classes could bring, none always, marks
+    servers ambiguous. False if a trait cannot be met at all.
+    """
+    pending = set(required)
+    while pending:
+        progress = False
+        for trait in sorted(pending):
+            if any(providers and all(trait in p.traits for p in providers)
+                   for providers in servers.values()):
+                pending.discard(trait)
+                progress = True
+                continue
+            able = [rc for rc, providers in servers.items()
+                    if any(trait in p.traits for p in providers)]
+            if not able:
+                return False
+            if len(able) == 1:
+                servers[able[0]] = [p for p in servers[able[0]]
+                                    if trait in p.traits]
+                pending.discard(trait)
+                progress = True
+        if not progress:
+            servers[_AMBIGUOUS] = True
+            return True
+    return True
+
+
+def units(request, host, frees):
+    """The demand units of request on host, or None if it cannot fit.
+
+    frees is free_amounts(host) or any mapping with the same keys: units
+    only refer to its values, so the vectorized path passes column numbers.
+    """
     providers = host.providers
-    units = []
+    units = Units()
     # Placement's isolate covers every granular group: numbered ones and
     # the one-device groups Nova makes for PCI in Placement.
     granular = (sum(1 for g in request.groups if g.suffix)
@@ -79,28 +181,30 @@ def _units(request, host, empty, frees):
         usable = [p for p in providers
                   if not (group.forbidden_traits & p.traits)]
         if group.suffix:
-            candidates = [(p.uuid, frees[p.uuid]) for p in usable
-                          if _serves(p, resources)
-                          and group.required_traits <= p.traits]
-            _add_numbered(units, _Unit('+'.join(sorted(resources)),
-                                       resources, candidates,
-                                       isolate=isolate))
+            serving = [p for p in usable if _serves(p, resources)
+                       and group.required_traits <= p.traits]
+            _add_numbered(units, _placement_unit(
+                '+'.join(sorted(resources)), resources, serving, frees,
+                isolate=isolate))
             continue
-        # Unnumbered: each class from any one provider; required traits
-        # are met by the providers that take part.
-        holders = [p for p in usable if set(resources) & set(p.inventories)]
-        if not group.required_traits <= frozenset().union(
-                *(p.traits for p in holders)):
+        # Unnumbered: each class from any one provider.
+        servers = {rc: [p for p in usable if _serves(p, {rc: amount})]
+                   for rc, amount in resources.items()}
+        if not _meet_required_traits(group.required_traits, servers):
             return None
+        if servers.pop(_AMBIGUOUS, False):
+            units.ambiguous = True
         for rc, amount in resources.items():
-            candidates = [(p.uuid, frees[p.uuid]) for p in holders
-                          if _serves(p, {rc: amount})]
-            units.append(_Unit(rc, {rc: amount}, candidates))
+            units.append(_placement_unit(rc, {rc: amount}, servers[rc],
+                                         frees))
     for demand in request.pci:
-        unit = _pci_unit(demand, host, providers, frees, empty, isolate)
+        unit = _pci_unit(demand, providers, frees, isolate)
         if unit is None:
             return None
         units.append(unit)
+    for unit in units:
+        if unit.isolate:
+            unit.caps = [min(cap, 1) for cap in unit.caps]
     return units
 
 
@@ -116,71 +220,181 @@ def _add_numbered(units, unit):
     units.append(unit)
 
 
-def _pci_unit(demand, host, providers, frees, empty, isolate):
+def _pci_unit(demand, providers, frees, isolate):
     """Devices of one alias: Placement children, else a GPU aggregate."""
     rc = demand.resource_class
     if rc and any(rc in p.inventories for p in providers):
         # Nova asks for one device per request group.
-        candidates = [(p.uuid, frees[p.uuid]) for p in providers
-                      if _serves(p, {rc: 1})
-                      and demand.traits <= p.traits]
-        return _Unit(rc, {rc: 1}, candidates, copies=demand.count,
-                     isolate=isolate)
-    for pool in host.gpu_pools:
-        if pool.gpu_type == demand.alias:
-            free = pool.count if empty else pool.count - pool.used
-            return _Unit(GPU_POOL, {GPU_POOL: demand.count},
-                         [(GPU_POOL, {GPU_POOL: free})])
+        serving = [p for p in providers
+                   if _serves(p, {rc: 1}) and demand.traits <= p.traits]
+        return _placement_unit(rc, {rc: 1}, serving, frees,
+                               copies=demand.count, isolate=isolate)
+    pool_rc = pool_class(demand.alias)
+    if pool_rc in frees:
+        return _Unit(GPU_POOL, {pool_rc: demand.count},
+                     [(pool_rc, frees[pool_rc])], caps=[1], limits=[None])
     return None
 
 
-def _unit_bound(unit):
-    slots = [_slots(free, unit.resources) for _, free in unit.candidates]
-    if not unit.isolate or unit.copies == 1:
-        return sum(slots) // unit.copies
-    # Every copy of one instance on a different provider: n instances need
-    # copies * n slots with at most n of them on any one provider.
-    low, high = 0, sum(slots) // unit.copies
+def copies_bound(slots, caps, copies):
+    """Most instances that fit, each taking `copies` slots.
+
+    Candidate i has slots[i] slots; one instance takes at most caps[i] of
+    them. n instances fit if and only if sum(min(slots[i], n * caps[i])) >=
+    n * copies: given such per-candidate totals, dealing them out in turn
+    gives every instance `copies` slots and at most caps[i] from i. The
+    left side minus the right is concave in n and 0 at 0, so the n that
+    fit are 0..answer and a binary search finds the answer.
+    """
+    if all(cap >= copies for cap in caps):
+        return sum(slots) // copies
+    low, high = 0, sum(slots) // copies
     while low < high:
         mid = (low + high + 1) // 2
-        if sum(min(s, mid) for s in slots) >= unit.copies * mid:
+        if (sum(min(s, mid * cap) for s, cap in zip(slots, caps))
+                >= copies * mid):
             low = mid
         else:
             high = mid - 1
     return low
 
 
-def _independent(units):
+def _unit_bound(unit):
+    slots = [_slots(free, unit.resources) for _, free in unit.candidates]
+    return copies_bound(slots, unit.caps, unit.copies)
+
+
+def independent(units):
+    """Whether every unit bounds the count on its own.
+
+    Not when two units share a resource class (capacity and max_unit
+    couple them), nor when two isolated units may use the same provider
+    (isolate keeps them apart).
+    """
     seen = set()
+    isolated = set()
     for unit in units:
         classes = set(unit.resources)
         if classes & seen:
             return False
         seen |= classes
+        if unit.isolate:
+            keys = {key for key, _ in unit.candidates}
+            if keys & isolated:
+                return False
+            isolated |= keys
     return True
 
 
-def _place_one(units):
-    """Take one instance's resources greedily; False if it does not fit."""
-    taken = []
-    isolated = set()  # providers holding this instance's isolated groups
+def _class_bound(units):
+    """Instances the tree's free amounts of each shared class allow.
+
+    Placement's own pre-check (_pre_check_overall_capacity) for classes
+    that several groups request.
+    """
+    demand = collections.Counter()
+    supply = collections.defaultdict(dict)
     for unit in units:
-        for _ in range(unit.copies):
-            choices = [(key, free) for key, free in unit.candidates
-                       if _slots(free, unit.resources) > 0
-                       and not (unit.isolate and key in isolated)]
-            if not choices:
-                for free, rc, amount in taken:
-                    free[rc] += amount
-                return False
-            key, free = max(choices,
-                            key=lambda c: _slots(c[1], unit.resources))
-            if unit.isolate:
-                isolated.add(key)
+        for rc, amount in unit.resources.items():
+            demand[rc] += amount * unit.copies
+            for key, free in unit.candidates:
+                supply[rc][key] = max(0, free.get(rc, 0))
+    return min(sum(supply[rc].values()) // amount
+               for rc, amount in demand.items())
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+def _place_one(units, budget):
+    """Take one instance's resources; False if no assignment fits.
+
+    Every assignment of the instance's unit copies to providers is tried
+    (fullest provider first, copies of one unit in candidate order so that
+    no assignment is tried twice), keeping what one instance takes from a
+    provider within max_unit and isolated units on providers of their own.
+    """
+    copies = sorted(((u, i) for u in units for i in range(u.copies)),
+                    key=lambda c: -sum(c[0].resources.values()))
+    taken = collections.Counter()  # (key, rc) -> amount this instance
+    isolated = set()
+
+    def place(index, floor):
+        if index == len(copies):
+            return True
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _OutOfBudget()
+        unit, copy = copies[index]
+        nxt = copies[index + 1][0] if index + 1 < len(copies) else None
+        order = sorted(range(len(unit.candidates)),
+                       key=lambda i: -_slots(unit.candidates[i][1],
+                                             unit.resources))
+        for i in order:
+            if i < floor:
+                continue
+            key, free = unit.candidates[i]
+            limits = unit.limits[i]
+            if _slots(free, unit.resources) < 1:
+                continue
+            if unit.isolate and key in isolated:
+                continue
+            if limits is not None and any(
+                    taken[key, rc] + amount > limits[rc]
+                    for rc, amount in unit.resources.items()):
+                continue
             for rc, amount in unit.resources.items():
                 free[rc] -= amount
-                taken.append((free, rc, amount))
-    return True
+                taken[key, rc] += amount
+            if unit.isolate:
+                isolated.add(key)
+            if place(index + 1, i if nxt is unit else 0):
+                return True
+            for rc, amount in unit.resources.items():
+                free[rc] += amount
+                taken[key, rc] -= amount
+            if unit.isolate:
+                isolated.discard(key)
+        return False
+
+    return place(0, 0)
+
+
+def fit_certain(request, host, empty=False, frees=None):
+    """(instances, limiting class or None, certain) of request on host.
+
+    certain is False when instances placed one by one stopped below the
+    bound of the units taken alone: another placement might fit more.
+    frees is free_amounts(host, empty), passed by callers that fit many
+    requests on the same host; it is not modified.
+    """
+    if frees is None:
+        frees = free_amounts(host, empty)
+    found = units(request, host, frees)
+    if not found:
+        return 0, None, True
+    if independent(found):
+        bounds = [(_unit_bound(u), u.label) for u in found]
+        count, label = min(bounds, key=lambda b: (b[0], b[1]))
+        return count, label, not found.ambiguous
+    # Shared classes or isolated units on shared providers: place
+    # instances one at a time on a copy of the free amounts, up to the
+    # tightest bound of the units alone and of the shared classes.
+    ceiling = min(min(_unit_bound(u) for u in found), _class_bound(found))
+    found = units(request, host,
+                  {key: dict(free) for key, free in frees.items()})
+    count = 0
+    budget = [_SEARCH_BUDGET]
+    try:
+        while count < ceiling and _place_one(found, budget):
+            count += 1
+    except _OutOfBudget:
+        return count, None, False
+    # With one candidate per unit every instance takes the same amounts
+    # from the same providers: one by one is then exact too.
+    forced = all(len(unit.candidates) == 1 for unit in found)
+    return count, None, (count == ceiling or forced) and not found.ambiguous
 
 
 def fit(request, host, empty=False, frees=None):
@@ -189,23 +403,5 @@ def fit(request, host, empty=False, frees=None):
     frees is free_amounts(host, empty), passed by callers that fit many
     requests on the same host; it is not modified.
     """
-    if frees is None:
-        frees = free_amounts(host, empty)
-    units = _units(request, host, empty, frees)
-    if units is None:
-        return 0, None
-    if not units:
-        return 0, None
-    if _independent(units):
-        bounds = [(_unit_bound(u), u.label) for u in units]
-        count, label = min(bounds, key=lambda b: (b[0], b[1]))
-        return count, label
-    # Shared classes: place instances one at a time on a copy of the free
-    # amounts, up to the tightest independent bound.
-    ceiling = min(_unit_bound(u) for u in units)
-    units = _units(request, host, empty,
-                   {uuid: dict(free) for uuid, free in frees.items()})
-    count = 0
-    while count < ceiling and _place_one(units):
-        count += 1
-    return count, None
+    count, label, _ = fit_certain(request, host, empty, frees)
+    return count, label

@@ -124,6 +124,9 @@ class Flavor:
     disabled: bool = False
     extra_specs: dict = dataclasses.field(default_factory=dict)
     description: str | None = None
+    # The projects a private flavor is shared with (os-flavor-access);
+    # None when unknown: then only admins may see the flavor.
+    projects: tuple | None = None
 
 
 @dataclasses.dataclass

@@ -56,7 +56,13 @@ def _resources(request):
     return dict(sorted(totals.items()))
 
 
-def v2_flavor(capacity, with_hosts=False):
+def v2_flavor(capacity, detail=False):
+    """A flavor of the v2 list; detail adds what only its own document has.
+
+    The list stays small at a thousand flavors (below the largest item
+    memcached keeps by default) without the request groups, which are
+    the bulk of a flavor's entry.
+    """
     flavor = capacity.flavor
     request = capacity.request
     gpu = capacity.gpu
@@ -72,8 +78,6 @@ def v2_flavor(capacity, with_hosts=False):
         'swap': flavor.swap,
         'is_public': flavor.is_public,
         'resources': _resources(request) if valid else None,
-        'request_groups': _request_groups(request) if valid else None,
-        'group_policy': request.group_policy if valid else None,
         'gpu': {'type': gpu[0], 'count': gpu[1]} if gpu else None,
         pub.TOTAL: capacity.total if valid else None,
         pub.AVAILABLE: capacity.available if valid else None,
@@ -84,14 +88,42 @@ def v2_flavor(capacity, with_hosts=False):
         'unsupported': list(request.unsupported) if valid else [],
         'error': capacity.error,
     }
-    if with_hosts:
-        body['hosts'] = [{'host': h.host, 'node': h.node,
-                          'availability_zone': h.availability_zone,
-                          'total': h.total, 'available': h.available,
-                          'limited_by': h.limited_by}
-                         for h in capacity.hosts]
-        body['excluded_hosts'] = dict(sorted(capacity.excluded.items()))
+    if detail:
+        body['request_groups'] = (_request_groups(request) if valid
+                                  else None)
+        body['group_policy'] = request.group_policy if valid else None
+        body[pub.EXCLUDED] = dict(sorted(capacity.excluded.items()))
     return body
+
+
+def host_numbers(capacity, position_of):
+    """The per-host numbers of a flavor, as columns (pub.host_rows())."""
+    per_host = capacity.per_host
+    if hasattr(per_host, 'columns'):
+        positions, totals, available, labels, codes = per_host.columns()
+    else:
+        rows = capacity.hosts
+        labels = sorted({h.limited_by for h in rows if h.limited_by})
+        code_of = {label: i for i, label in enumerate(labels)}
+        positions = [position_of[h.host] for h in rows]
+        totals = [h.total for h in rows]
+        available = [h.available for h in rows]
+        codes = [code_of.get(h.limited_by, -1) for h in rows]
+    return {pub.POSITION: positions, pub.TOTAL: totals,
+            pub.AVAILABLE: available, pub.LIMITED_BY: codes,
+            pub.LABELS: labels}
+
+
+def host_index(hosts):
+    """{page name: columns} of the host index (pub.hosts_page())."""
+    pages = {}
+    for start in range(0, len(hosts), pub.HOSTS_PER_PAGE):
+        page = hosts[start:start + pub.HOSTS_PER_PAGE]
+        pages[pub.hosts_page(start // pub.HOSTS_PER_PAGE)] = {
+            pub.HOST: [h.name for h in page],
+            pub.NODE: [h.node for h in page],
+            pub.ZONE: [h.availability_zone for h in page]}
+    return pages
 
 
 def _label(value):
@@ -162,6 +194,28 @@ def metrics(report):
     return ('\n'.join(lines) + '\n').encode('utf-8')
 
 
+def _head(report):
+    return {pub.TIMESTAMP: pub.COLLECTED_AT, pub.SOURCE: report.source,
+            pub.STALE: False}
+
+
+def _pointer(report):
+    return pub.pointer(report.collected_at, report.source,
+                       len(report.flavors), report.api_calls)
+
+
+def list_document(report, gpu=None):
+    """The v2 list alone (pub.v2_list(gpu)), for flavor-exporter-report.
+
+    Its timestamp is stamped: the time the cloud was read.
+    """
+    pointer = _pointer(report)
+    body = pub.encode(dict(_head(report), **{pub.FLAVORS: [
+        v2_flavor(c) for c in report.flavors
+        if gpu is None or bool(c.gpu) == gpu]}))
+    return pub.stamp(body, pub.COLLECTED_AT, pointer[pub.TIMESTAMP])
+
+
 def documents(report):
     """{document name: bytes} of one refresh, and the pointer fields.
 
@@ -169,10 +223,8 @@ def documents(report):
     (see flavor_exporter.common.published): the publisher and the API
     fill them in.
     """
-    pointer = pub.pointer(report.collected_at, report.source,
-                          len(report.flavors), report.api_calls)
-    head = {pub.TIMESTAMP: pub.COLLECTED_AT, pub.SOURCE: report.source,
-            pub.STALE: False}
+    pointer = _pointer(report)
+    head = _head(report)
     docs = {}
 
     gpu_flavors = [c for c in report.flavors
@@ -188,10 +240,21 @@ def documents(report):
         docs[pub.v2_list(wanted)] = pub.encode(dict(
             head, **{pub.FLAVORS: [body for c, body in listed
                                    if bool(c.gpu) == wanted]}))
+    position_of = {host.name: i for i, host in enumerate(report.hosts)}
     for capacity in report.flavors:
-        docs[pub.v2_flavor(capacity.flavor.id)] = pub.encode(dict(
-            head, **{pub.FLAVOR: v2_flavor(capacity, with_hosts=True)}))
+        flavor_id = capacity.flavor.id
+        docs[pub.v2_flavor(flavor_id)] = pub.encode(dict(
+            head, **{pub.FLAVOR: v2_flavor(capacity, detail=True)}))
+        if capacity.request is not None:
+            docs[pub.v2_flavor_hosts(flavor_id)] = pub.encode(
+                host_numbers(capacity, position_of))
+    for name, page in host_index(report.hosts).items():
+        docs[name] = pub.encode(page)
     docs[pub.V2_NAMES] = pub.encode({c.flavor.name: c.flavor.id
                                      for c in report.flavors})
+    docs[pub.ACCESS] = pub.encode({
+        c.flavor.id: (None if c.flavor.projects is None
+                      else list(c.flavor.projects))
+        for c in report.flavors if not c.flavor.is_public})
     docs[pub.METRICS] = metrics(report)
     return docs, pointer

@@ -32,6 +32,7 @@ resources[$S]/trait[$S]/group_policy specs, the PciDemands and the assembly
 in from_request_spec's order; build_request is the entry point. What Nova
 spreads over half a dozen modules is split likewise:
 
+- aggregate_filter: the keys AggregateInstanceExtraSpecsFilter checks.
 - cpu_policy: hw:cpu_policy and its companions -> VCPU/PCPU, HT trait.
 - flavor_features: the other hw:*/os:* specs that add resources or traits.
 - pci_alias: [pci] alias, pci_passthrough:alias syntax, PCI class/traits.
@@ -43,8 +44,8 @@ import dataclasses
 import math
 import re
 
+from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import cpu_policy
-from flavor_exporter.capacity import extra_specs as agg_specs
 from flavor_exporter.capacity import flavor_features
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import unmodelled
@@ -383,7 +384,7 @@ def build_request(flavor, aliases):
                              bool(pci)),
             group_policy=group_policy,
             pci=list(pci),
-            aggregate_specs=agg_specs.aggregate_specs(specs),
+            aggregate_specs=aggregate_filter.aggregate_specs(specs),
             unsupported=list(notes),
             root_required=features.root_required,
             flavor_group_count=flavor_group_count,

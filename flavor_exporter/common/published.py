@@ -53,6 +53,10 @@ LEGACY_LIST = 'legacy/flavors'
 V2_LIST = 'v2/flavors'
 #: ``{flavor name: flavor id}`` of every flavor of V2_LIST.
 V2_NAMES = 'v2/names'
+#: ``{flavor id: [project id, ...] or null}`` of the private flavors: the
+#: projects each is shared with (null: unknown). Never served as it is:
+#: the API shows a project's members only the flavors they may use.
+ACCESS = 'access'
 #: The per-flavor gauges, Prometheus text format 0.0.4 (not JSON).
 METRICS = 'metrics'
 
@@ -65,8 +69,30 @@ def v2_list(gpu=None):
 
 
 def v2_flavor(flavor_id):
-    """One flavor of V2_LIST plus its per-host breakdown."""
+    """One flavor of V2_LIST plus the hosts excluded from it (EXCLUDED)."""
     return 'v2/flavor/%s' % flavor_id
+
+
+def v2_flavor_hosts(flavor_id):
+    """The flavor's per-host numbers, as columns (see host_rows())."""
+    return 'v2/flavor/%s/hosts' % flavor_id
+
+
+def hosts_page(page):
+    """Page page of the host index: HOSTS_PER_PAGE hosts, as columns."""
+    return '%s%d' % (HOSTS_PAGE_PREFIX, page)
+
+
+def is_hosts_page(name):
+    return name.startswith(HOSTS_PAGE_PREFIX)
+
+
+HOSTS_PAGE_PREFIX = 'hosts/'
+
+
+#: Hosts in one page of the host index, which lists every host of the
+#: snapshot in its order: the per-host numbers name hosts by position.
+HOSTS_PER_PAGE = 2048
 
 
 #: The documents whose stamp is REFRESHED_AT: the API fills it in, so
@@ -82,8 +108,18 @@ NAME = 'name'
 TOTAL = 'total'
 AVAILABLE = 'available'
 ZONES = 'availability_zones'   # {zone: {TOTAL, AVAILABLE}}
+ZONE = 'availability_zone'
 STALE = 'stale'                # set to true by the API on old data
 LEGACY_ID = 'flavor_openstack_id'
+HOSTS = 'hosts'                # a flavor's per-host rows, as served
+EXCLUDED = 'excluded_hosts'    # {why: how many hosts}
+
+# Columns of v2_flavor_hosts() and of hosts_page() documents.
+POSITION = 'position'          # index of the host in the host index
+HOST = 'host'
+NODE = 'node'
+LIMITED_BY = 'limited_by'      # codes into LABELS, -1 for none
+LABELS = 'labels'
 
 # Stamps: what the renderer writes where a document says when the cloud
 # was read. NUL cannot occur in a flavor's name or in any other rendered
@@ -229,6 +265,25 @@ def key(prefix, name):
     if len(safe) > _MAX_NAME:
         safe = 'sha256-' + hashlib.sha256(name.encode()).hexdigest()
     return '%s:%s' % (prefix, safe)
+
+
+def host_rows(numbers, index_page):
+    """The served per-host rows of a v2_flavor_hosts() document.
+
+    index_page(n) is the decoded hosts_page(n) document.
+    """
+    labels = numbers[LABELS]
+    rows = []
+    for position, total, available, code in zip(
+            numbers[POSITION], numbers[TOTAL], numbers[AVAILABLE],
+            numbers[LIMITED_BY]):
+        page = index_page(position // HOSTS_PER_PAGE)
+        at = position % HOSTS_PER_PAGE
+        rows.append({HOST: page[HOST][at], NODE: page[NODE][at],
+                     ZONE: page[ZONE][at], TOTAL: total,
+                     AVAILABLE: available,
+                     LIMITED_BY: labels[code] if code >= 0 else None})
+    return rows
 
 
 def manifest_entries(manifest):

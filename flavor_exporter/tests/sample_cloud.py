@@ -103,13 +103,19 @@ def snapshot(flavor_list=None, collected_at=None, source='placement',
         api_calls=12)
 
 
+def report(flavor_list=None, collected_at=None, source='placement',
+           host_list=None):
+    """What the engine makes of the snapshot."""
+    return engine.compute(
+        snapshot(flavor_list, collected_at, source, host_list),
+        engine.Options())
+
+
 def documents(flavor_list=None, collected_at=None, source='placement',
               host_list=None):
     """({name: bytes}, pointer) the worker publishes for the snapshot."""
-    report = engine.compute(
-        snapshot(flavor_list, collected_at, source, host_list),
-        engine.Options())
-    docs, pointer = render.documents(report)
+    docs, pointer = render.documents(
+        report(flavor_list, collected_at, source, host_list))
     pointer[pub.DURATION] = 1.5
     return docs, pointer
 

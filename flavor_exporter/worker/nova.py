@@ -17,11 +17,14 @@ Each reader turns Nova's JSON into model objects and reports malformed
 items as problems (a line naming the item) instead of failing the refresh.
 """
 
+import dataclasses
+
 from oslo_log import log
 
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
+from flavor_exporter.common import openstack
 
 LOG = log.getLogger(__name__)
 
@@ -73,7 +76,31 @@ def list_flavors(client, problems):
                               'skipped')
                             % {'flavor': body.get('name') or body.get('id'),
                                'error': exc})
-    return flavors
+    private = [f for f in flavors if not f.is_public]
+    shared = dict(zip((f.id for f in private),
+                      client.map(lambda f: _flavor_projects(client, f,
+                                                            problems),
+                                 private)))
+    return [dataclasses.replace(f, projects=shared[f.id])
+            if f.id in shared else f for f in flavors]
+
+
+def _flavor_projects(client, flavor, problems):
+    """The projects a private flavor is shared with, or None if unknown.
+
+    The API shows a private flavor to the members of these projects; an
+    unknown list hides it from everyone but admins, never the reverse.
+    """
+    try:
+        body = client.get('compute', '/flavors/%s/os-flavor-access'
+                          % flavor.id, FLAVOR_MICROVERSION)
+        return tuple(sorted({access['tenant_id']
+                             for access in body['flavor_access']}))
+    except (openstack.CloudError, KeyError, TypeError) as exc:
+        problems.append(_('flavor %(flavor)s: its project access list is '
+                          'unreadable (%(error)s); only admins see it')
+                        % {'flavor': flavor.name, 'error': exc})
+        return None
 
 
 def list_compute_services(client):

@@ -13,26 +13,41 @@
 #    under the License.
 """Resource providers as Placement describes them, cached by generation.
 
-Placement has no bulk call for inventories, usages or traits, so a
-provider costs one call each. Inventories and traits only change together
-with the provider generation (every inventory or trait write increments
-it), so they are kept between refreshes and read again only when the
-generation moved. Usages are a different matter: Placement's DELETE
-/allocations/{consumer} removes allocations WITHOUT incrementing the
-generation of the providers involved, and Nova deletes a server's
-allocations that way whenever [DEFAULT] reclaim_instance_interval is 0
-(the default), after local deletes and after failed builds. A usage cache
-keyed on the generation would therefore keep counting deleted servers
-forever, so usages are read every refresh (one call per provider that has
-an inventory).
+Placement has no bulk call for inventories, so a provider whose generation
+moved costs one call. Inventories and traits only change together with
+the provider generation (every inventory or trait write increments it),
+so they are kept between refreshes and read again only when the
+generation moved.
+
+Usages are a different matter: Placement's DELETE /allocations/{consumer}
+removes allocations WITHOUT incrementing the generation of the providers
+involved, and Nova deletes a server's allocations that way whenever
+[DEFAULT] reclaim_instance_interval is 0 (the default), after local
+deletes and after failed builds. A usage cache keyed on the generation
+would keep counting deleted servers forever, so usages are read every
+refresh. They are read in one call: GET /allocation_candidates for one
+unit of the class most trees had free at the previous refresh. Its
+provider_summaries carry, for every provider of every tree that could take
+that unit, the used amount of every class it has an inventory of -
+Placement's research_context.get_usages_by_provider_trees sums the same
+allocations per provider and class as usage.get_all_by_resource_provider_
+uuid does for GET /resource_providers/{uuid}/usages - and its traits.
+Trees that cannot take the unit (full hosts, hosts without that class, or
+beyond [placement] max_allocation_candidates) are absent: their providers'
+usages (and traits, when their generation moved) are read one by one, as
+they are when Placement is older than microversion 1.29.
 """
 
+import collections
 import dataclasses
 
+from oslo_log import log
 from oslo_utils import uuidutils
 
 from flavor_exporter.capacity import model
 from flavor_exporter.common import openstack
+
+LOG = log.getLogger(__name__)
 
 # 1.14 (Queens) is the first microversion whose resource providers carry
 # parent_provider_uuid and root_provider_uuid, which is all this module
@@ -40,6 +55,17 @@ from flavor_exporter.common import openstack
 # changes the provider, inventory, usage or trait documents it reads, and
 # the lowest sufficient version works against every Placement since Queens.
 PLACEMENT_MICROVERSION = '1.14'
+# Allocation candidates' provider_summaries hold every provider of each
+# returned tree with its parent and root from 1.29 (Rocky), every class of
+# a provider (not only the requested ones) from 1.27, traits from 1.17.
+CANDIDATES_MICROVERSION = '1.29'
+# The class the usage query asks one unit of at the first refresh, and
+# the favourite on ties.
+DEFAULT_PROBE_CLASS = 'VCPU'
+# Answers meaning this Placement cannot give summaries (too old for the
+# microversion, or no allocation candidates at all); usages are then read
+# one provider at a time.
+_NO_CANDIDATES = (400, 404, 406)
 
 # Placement's own bounds for inventory fields (placement/schemas).
 _INVENTORY_FIELDS = {
@@ -111,6 +137,39 @@ def parse_traits(body):
     if not all(isinstance(trait, str) for trait in traits):
         raise _Malformed('traits %r are not all names' % (traits,))
     return frozenset(traits)
+
+
+def parse_provider_summaries(body):
+    """{uuid: (usages, traits)} from GET /allocation_candidates (1.29).
+
+    usages as parse_usages gives them ({rc: used} for every class the
+    provider has an inventory of), traits a frozenset. An entry this
+    module cannot use is left out, so that its provider is read on its
+    own; _Malformed when there is no provider_summaries object at all.
+    """
+    summaries = (body.get('provider_summaries')
+                 if isinstance(body, dict) else None)
+    if not isinstance(summaries, dict):
+        raise _Malformed('no "provider_summaries" object')
+    parsed = {}
+    for uuid, summary in summaries.items():
+        try:
+            resources = (summary.get('resources')
+                         if isinstance(summary, dict) else None)
+            if not isinstance(resources, dict):
+                raise _Malformed('no "resources" object')
+            usages = {}
+            for rc, figures in resources.items():
+                if not isinstance(figures, dict) or 'used' not in figures:
+                    raise _Malformed('%s has no used amount' % rc)
+                usages[rc] = _integer(figures['used'], '%s used' % rc)
+            traits = parse_traits(summary)
+        except _Malformed as exc:
+            LOG.debug('Provider summary of %s unusable (%s); read on its '
+                      'own', uuid, exc)
+            continue
+        parsed[uuid] = (usages, traits)
+    return parsed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,23 +246,80 @@ class _Cached:
 
 @dataclasses.dataclass(frozen=True)
 class Reading:
-    """What one refresh learnt of the providers it was asked to read."""
+    """What one refresh learnt of the providers it was asked to read.
+
+    Pass it to the next refresh's read_providers as previous once the
+    refresh succeeded, so that a failed one leaves nothing half-updated.
+    """
 
     providers: dict  # uuid -> model.Provider
     unusable: dict  # uuid -> problem line, for providers left out
-    # For the next refresh's read_providers: pass it on only once the
-    # refresh succeeded, so that a failed one leaves nothing half-updated.
-    cache: dict
-    # providers, providers_fetched, providers_reused, usages_read
+    cache: dict  # uuid -> _Cached
+    # The class the next refresh's allocation candidates query asks for.
+    probe_class: str
+    # providers, providers_fetched, providers_reused, usages_read (one
+    # by one), usages_summarized (from the allocation candidates)
     stats: dict
 
 
-def _calls_for(summary, cache):
-    """The sub-resources of one provider this refresh must read."""
+def probe_class(wanted, providers):
+    """The class whose allocation candidates should cover most trees.
+
+    The class of which most trees had a unit free at the last refresh
+    (providers: its {uuid: model.Provider}), so that the fewest trees are
+    left to read one by one; VCPU on ties and at first. Which class it is
+    changes the cost of a refresh, never its figures.
+    """
+    free = collections.defaultdict(set)  # rc -> root uuids
+    for summary in wanted:
+        provider = providers.get(summary.uuid)
+        if provider is None:
+            continue
+        for rc, inventory in provider.inventories.items():
+            if (inventory.min_unit <= 1 and inventory.step_size == 1
+                    and provider.usages.get(rc, 0) < inventory.capacity):
+                free[rc].add(summary.root_uuid)
+    if not free:
+        return DEFAULT_PROBE_CLASS
+    return max(sorted(free), key=lambda rc: (len(free[rc]),
+                                             rc == DEFAULT_PROBE_CLASS))
+
+
+def read_summaries(client, resource_class):
+    """parse_provider_summaries of one allocation candidates query.
+
+    {} when this Placement cannot answer it: every provider is then read
+    on its own. Other failures are the refresh's.
+    """
+    try:
+        body = client.get('placement', '/allocation_candidates',
+                          CANDIDATES_MICROVERSION,
+                          params={'resources': '%s:1' % resource_class})
+    except openstack.CloudError as exc:
+        if exc.status not in _NO_CANDIDATES:
+            raise
+        LOG.warning('Placement gave no allocation candidates (%s); usages '
+                    'are read one provider at a time', exc)
+        return {}
+    try:
+        return parse_provider_summaries(body)
+    except _Malformed as exc:
+        LOG.warning('Placement\'s allocation candidates are unreadable '
+                    '(%s); usages are read one provider at a time', exc)
+        return {}
+
+
+def _calls_for(summary, cache, summarized):
+    """The sub-resources of one provider this refresh must read.
+
+    summarized: the provider is in the allocation candidates' summaries,
+    which gave its usages and traits.
+    """
     cached = cache.get(summary.uuid)
     if cached is None or cached.generation != summary.generation:
-        return ['inventories', 'traits', 'usages']
-    if cached.needs_usages():
+        return ['inventories'] if summarized else [
+            'inventories', 'traits', 'usages']
+    if cached.needs_usages() and not summarized:
         return ['usages']
     return []
 
@@ -212,7 +328,9 @@ def _parse(summary, got):
     """A _Cached for a provider just read (kept even if malformed)."""
     try:
         inventories = parse_inventories(got['inventories'])
-        traits = parse_traits(got['traits'])
+        traits = got['traits']
+        if not isinstance(traits, frozenset):
+            traits = parse_traits(traits)
     except _Malformed as exc:
         return _Cached(generation=summary.generation,
                        problem='resource provider %s: %s, skipped'
@@ -221,16 +339,27 @@ def _parse(summary, got):
                    inventories=inventories, traits=traits)
 
 
-def read_providers(client, wanted, cache):
+def read_providers(client, wanted, previous=None):
     """A Reading of the providers in wanted (Summary objects).
 
-    cache is the Reading.cache of the previous successful refresh ({} at
-    first): providers whose generation it holds cost their usages only.
-    All the calls go through one client.map so that the concurrency bound
-    holds across the whole refresh.
+    previous: the Reading of the previous successful refresh (None at
+    first); providers whose generation it holds cost no inventory or
+    trait call. Usages (and traits of changed providers) come from one
+    allocation candidates query; the providers it does not cover are read
+    one by one. All those calls go through one client.map so that the
+    concurrency bound holds across the whole refresh.
     """
+    cache = previous.cache if previous else {}
+    summarized = {}
+    if wanted:
+        wanted_uuids = {summary.uuid for summary in wanted}
+        resource_class = (previous.probe_class if previous
+                          else DEFAULT_PROBE_CLASS)
+        summarized = {uuid: entry for uuid, entry in read_summaries(
+            client, resource_class).items() if uuid in wanted_uuids}
     calls = [(summary.uuid, what) for summary in wanted
-             for what in _calls_for(summary, cache)]
+             for what in _calls_for(summary, cache,
+                                    summary.uuid in summarized)]
 
     def get(call):
         uuid, what = call
@@ -240,6 +369,10 @@ def read_providers(client, wanted, cache):
     answers = {}
     for (uuid, what), body in zip(calls, client.map(get, calls)):
         answers.setdefault(uuid, {})[what] = body
+    for uuid, (usages, traits) in summarized.items():
+        got = answers.setdefault(uuid, {})
+        got['usages'] = {'usages': usages}
+        got['traits'] = traits
 
     providers, unusable, entries = {}, {}, {}
     fetched = 0
@@ -270,6 +403,7 @@ def read_providers(client, wanted, cache):
             traits=entry.traits, generation=summary.generation)
     stats = {'providers': len(wanted), 'providers_fetched': fetched,
              'providers_reused': len(wanted) - fetched,
-             'usages_read': sum(1 for _, what in calls if what == 'usages')}
+             'usages_read': sum(1 for _, what in calls if what == 'usages'),
+             'usages_summarized': len(summarized)}
     return Reading(providers=providers, unusable=unusable, cache=entries,
-                   stats=stats)
+                   probe_class=probe_class(wanted, providers), stats=stats)

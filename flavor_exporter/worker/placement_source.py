@@ -23,6 +23,7 @@ which compute host, service state, flavors, host aggregates and GPU
 aggregates.
 """
 
+import dataclasses
 import threading
 
 from oslo_log import log
@@ -56,16 +57,17 @@ class PlacementSource:
     """Collects snapshots from Placement and Nova, reusing what is unchanged.
 
     One instance lives as long as the worker so that its provider cache
-    (uuid -> generation, inventories, traits) survives between refreshes;
-    the cache is replaced only when a refresh succeeded, so a failed one
-    leaves nothing half-updated behind.
+    (uuid -> generation, inventories, traits) and the class its usage
+    query asks for survive between refreshes; they are replaced only when
+    a refresh succeeded, so a failed one leaves nothing half-updated
+    behind.
     """
 
     name = 'placement'
 
     def __init__(self, conf):
         self._conf = conf
-        self._cache = {}
+        self._last_reading = None
         self._lock = threading.Lock()
         # Figures of the last successful collect, for logs and metrics.
         self.last_stats = {}
@@ -102,7 +104,7 @@ class PlacementSource:
         wanted = [summary for root_uuid, members in trees.items()
                   if root_uuid in nodes for summary in members]
         reading = placement_providers.read_providers(client, wanted,
-                                                     self._cache)
+                                                     self._last_reading)
 
         hosts = []
         for uuid, (node, service_host, hypervisor) in sorted(
@@ -143,14 +145,17 @@ class PlacementSource:
 
         stats = dict(reading.stats,
                      api_calls=client.call_count - calls_before)
-        self._cache = reading.cache
+        # What the next refresh needs; the providers are the snapshot's.
+        self._last_reading = dataclasses.replace(reading, providers={},
+                                                 unusable={})
         self.last_stats = stats
         for line in problems:
             LOG.warning('%s', line)
         LOG.info('Placement refresh: %(api_calls)d API calls; '
                  '%(providers)d resource providers, %(providers_fetched)d '
                  'read, %(providers_reused)d unchanged since the previous '
-                 'refresh; usages of %(usages_read)d read', stats)
+                 'refresh; usages of %(usages_summarized)d from allocation '
+                 'candidates, of %(usages_read)d read one by one', stats)
         return model.Snapshot(source=self.name, flavors=flavors,
                               hosts=hosts, problems=problems,
                               api_calls=stats['api_calls'])

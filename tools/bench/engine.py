@@ -15,15 +15,20 @@
 """Benchmark of the capacity engine and rendering on a synthetic cloud.
 
 A refresh must stay cheap next to the 150 s interval on the largest clouds
-we target; this measures compute and render time and peak memory for
-H hosts x F flavors, with VGPU and PCI children on a share of the hosts.
+we target (10,000 hosts x 1,000 flavors); this measures engine time (without
+tracemalloc), then peak memory in a second run, and render time, for H
+hosts x F flavors of a realistic cloud: several host models (CPU, dedicated
+CPU, PCI GPUs in Placement, VGPU children, GPU host aggregates), usages
+spread at random, 3 availability zones, some disabled or down hosts, an
+aggregate with metadata, and CPU, pinned and GPU flavors.
 
-    python -m tools.bench.engine [--hosts 500] [--flavors 500]
+    python -m tools.bench.engine [--sizes 1000x100,10000x1000] [--render]
 """
 
 import argparse
 import json
 import os
+import random
 import time
 import tracemalloc
 
@@ -32,49 +37,110 @@ from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import render
 
-ALIASES = ['{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}']
+ALIASES = ['{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}',
+           '{"name": "A100", "vendor_id": "10de", "product_id": "20b0"}']
+PCI_V100 = 'CUSTOM_PCI_10DE_1DB4'
+DEFAULT_SIZES = ((1000, 100), (1000, 1000), (10000, 100), (10000, 1000))
 
 
-def synthetic_snapshot(hosts, flavors, gpu_only=False):
-    """hosts x flavors; gpu_only: every flavor asks for a V100 or a VGPU."""
+def _root(i, vcpus, ram_gb, disk, pcpus=0, traits=()):
     inv = model.Inventory
-    result = []
-    for i in range(hosts):
-        root = model.Provider(
-            'rp-%d' % i, 'node-%d.example.org' % i,
-            inventories={'VCPU': inv(64, max_unit=64, allocation_ratio=4.0),
-                         'MEMORY_MB': inv(512 * 1024, reserved=512),
-                         'DISK_GB': inv(4000)},
-            usages={'VCPU': i % 97, 'MEMORY_MB': (i % 13) * 4096,
-                    'DISK_GB': i % 400})
-        providers = [root]
-        if i % 5 == 0:
-            providers += [model.Provider(
-                'rp-%d-pci-%d' % (i, d), 'dev', parent_uuid=root.uuid,
-                inventories={'CUSTOM_PCI_10DE_1DB4': inv(1)},
-                usages={'CUSTOM_PCI_10DE_1DB4': int(d < i % 3)})
-                for d in range(4)]
-        if i % 7 == 0:
-            providers += [model.Provider(
+    inventories = {
+        'VCPU': inv(vcpus, max_unit=vcpus, allocation_ratio=4.0),
+        'MEMORY_MB': inv(ram_gb * 1024, reserved=4096,
+                         max_unit=ram_gb * 1024),
+        'DISK_GB': inv(disk, max_unit=disk)}
+    if pcpus:
+        inventories['PCPU'] = inv(pcpus, max_unit=pcpus)
+    return model.Provider('rp-%d' % i, 'node-%d.example.org' % i,
+                          inventories=inventories, traits=frozenset(traits))
+
+
+def _spread(rng, provider, share):
+    """Usages: a random part (up to share) of each class's capacity."""
+    provider.usages = {
+        rc: rng.randint(0, int(inventory.capacity * share))
+        for rc, inventory in provider.inventories.items()}
+
+
+def _host(i, rng):
+    """One host of a random model, with spread usages."""
+    kind = rng.choices(('cpu', 'big', 'pinned', 'pci', 'vgpu', 'legacy'),
+                       weights=(40, 20, 10, 10, 10, 10))[0]
+    pools = []
+    if kind == 'cpu':
+        root = _root(i, 64, 256, 2000, traits=('HW_CPU_X86_AVX2',))
+    elif kind == 'big':
+        root = _root(i, 128, 1024, 4000,
+                     traits=('HW_CPU_X86_AVX2', 'HW_CPU_X86_AVX512F'))
+    elif kind == 'pinned':
+        root = _root(i, 16, 512, 2000, pcpus=48)
+    else:
+        root = _root(i, 96, 768, 4000)
+    _spread(rng, root, 0.9)
+    providers = [root]
+    if kind == 'pci':
+        for d in range(4):
+            providers.append(model.Provider(
+                'rp-%d-pci-%d' % (i, d), 'pci', parent_uuid=root.uuid,
+                inventories={PCI_V100: model.Inventory(1)},
+                usages={PCI_V100: rng.randint(0, 1)}))
+    elif kind == 'vgpu':
+        for d in range(2):
+            child = model.Provider(
                 'rp-%d-vgpu-%d' % (i, d), 'pgpu', parent_uuid=root.uuid,
-                inventories={'VGPU': inv(8)}, usages={'VGPU': d})
-                for d in range(2)]
-        result.append(model.Host('host-%d' % i, root.name,
-                                 availability_zone='az%d' % (i % 3),
-                                 providers=providers))
-    flavor_list = []
-    for j in range(flavors):
-        specs = {}
-        kind = 1 + j % 2 if gpu_only else j % 4
-        if kind == 1:
-            specs['pci_passthrough:alias'] = 'V100:%d' % (1 + j % 2)
-        elif kind == 2:
-            specs['resources:VGPU'] = '1'
-        flavor_list.append(model.Flavor(
-            'f-%d' % j, 'flavor-%03d' % j, vcpus=1 + j % 32,
-            ram=1024 * (1 + j % 64), disk=10 + j % 100,
-            extra_specs=specs))
-    return model.Snapshot('placement', flavor_list, result)
+                inventories={'VGPU': model.Inventory(8, max_unit=8)})
+            _spread(rng, child, 1.0)
+            providers.append(child)
+    elif kind == 'legacy':
+        pools.append(model.GpuPool('A100', 8, used=rng.randint(0, 8)))
+    state = rng.random()
+    return model.Host(
+        'host-%d' % i, root.name,
+        enabled=state >= 0.02, up=not 0.02 <= state < 0.03,
+        availability_zone='az%d' % (1 + i % 3),
+        aggregates=([model.Aggregate('ssd', {'ssd': 'true'})]
+                    if kind in ('big', 'pinned') else []),
+        providers=providers, gpu_pools=pools)
+
+
+# Flavor kinds and how often each comes up; GPU_KINDS ask for a GPU.
+KINDS = {'cpu': 55, 'ssd': 10, 'pinned': 10, 'pci': 8, 'vgpu': 8,
+         'legacy': 5, 'groups': 4}
+GPU_KINDS = ('pci', 'vgpu', 'legacy')
+
+
+def _flavor(j, rng, kinds=tuple(KINDS)):
+    specs = {}
+    kind = rng.choices(kinds, weights=[KINDS[k] for k in kinds])[0]
+    vcpus = rng.choice((1, 2, 4, 8, 16, 32))
+    ram = vcpus * rng.choice((1024, 2048, 4096, 8192))
+    disk = rng.choice((10, 20, 50, 100, 200))
+    if kind == 'ssd':
+        specs['aggregate_instance_extra_specs:ssd'] = 'true'
+        specs['trait:HW_CPU_X86_AVX512F'] = 'required'
+    elif kind == 'pinned':
+        specs['hw:cpu_policy'] = 'dedicated'
+    elif kind == 'pci':
+        specs['pci_passthrough:alias'] = 'V100:%d' % rng.choice((1, 2))
+    elif kind == 'vgpu':
+        specs['resources:VGPU'] = str(rng.choice((1, 2, 4)))
+    elif kind == 'legacy':
+        specs['pci_passthrough:alias'] = 'A100:%d' % rng.choice((1, 2))
+    elif kind == 'groups':
+        specs.update({'resources1:VGPU': '1', 'resources2:VGPU': '1',
+                      'group_policy': rng.choice(('none', 'isolate'))})
+    return model.Flavor('f-%d' % j, '%s-%04d' % (kind, j), vcpus=vcpus,
+                        ram=ram, disk=disk, extra_specs=specs)
+
+
+def synthetic_snapshot(hosts, flavors, seed=1, gpu_only=False):
+    """hosts x flavors; gpu_only: every flavor asks for a GPU."""
+    rng = random.Random(seed)
+    kinds = GPU_KINDS if gpu_only else tuple(KINDS)
+    return model.Snapshot('placement',
+                          [_flavor(j, rng, kinds) for j in range(flavors)],
+                          [_host(i, rng) for i in range(hosts)])
 
 
 def _options():
@@ -83,54 +149,74 @@ def _options():
 
 def documents(hosts, flavors, gpu_only=False):
     """(documents, pointer) of a synthetic cloud, as the worker renders."""
-    report = engine.compute(synthetic_snapshot(hosts, flavors, gpu_only),
-                            _options())
+    report = engine.compute(
+        synthetic_snapshot(hosts, flavors, gpu_only=gpu_only), _options())
     return render.documents(report)
 
 
-def measure(hosts, flavors):
+def measure(hosts, flavors, memory=True, rendered=False):
     snapshot = synthetic_snapshot(hosts, flavors)
     options = _options()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     report = engine.compute(snapshot, options)
-    computed = time.perf_counter()
-    documents, _ = render.documents(report)
-    rendered = time.perf_counter()
-    # Memory in a second run: tracing slows Python several times over.
-    tracemalloc.start()
-    render.documents(engine.compute(snapshot, options))
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return {
-        'hosts': hosts, 'flavors': flavors,
-        'compute_seconds': round(computed - started, 3),
-        'render_seconds': round(rendered - computed, 3),
-        'peak_memory_mb': round(peak / 2 ** 20, 1),
-        'documents': len(documents),
-        'documents_mb': round(sum(map(len, documents.values())) / 2 ** 20,
-                              2),
-        'largest_document_kb': round(max(map(len, documents.values()))
-                                     / 1024, 1),
-    }
+    # CPU seconds too: on a shared machine wall time says more about the
+    # neighbours than about the engine.
+    figures = {'hosts': hosts, 'flavors': flavors,
+               'compute_seconds': round(time.perf_counter() - started, 3),
+               'compute_cpu_seconds': round(time.process_time() - cpu, 3)}
+    if rendered:
+        started = time.perf_counter()
+        documents, _ = render.documents(report)
+        figures.update({
+            'render_seconds': round(time.perf_counter() - started, 3),
+            'documents': len(documents),
+            'documents_mb': round(sum(map(len, documents.values()))
+                                  / 2 ** 20, 2)})
+    del report
+    if memory:
+        # Memory in a second run: tracing slows Python several times over.
+        tracemalloc.start()
+        engine.compute(snapshot, options)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        figures['peak_memory_mb'] = round(peak / 2 ** 20, 1)
+    return figures
+
+
+def _sizes(text):
+    return [tuple(int(n) for n in size.split('x'))
+            for size in text.split(',')]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument('--hosts', type=int, default=500)
-    parser.add_argument('--flavors', type=int, default=500)
+    parser.add_argument('--sizes', type=_sizes,
+                        default=list(DEFAULT_SIZES),
+                        help='HOSTSxFLAVORS[,...] (default: %s)' % ','.join(
+                            '%dx%d' % size for size in DEFAULT_SIZES))
+    parser.add_argument('--no-memory', action='store_true',
+                        help='skip the traced run that measures memory')
+    parser.add_argument('--render', action='store_true',
+                        help='also time rendering the documents')
     parser.add_argument('--output', default='bench-results/engine.json')
     args = parser.parse_args(argv)
-    figures = [measure(h, f) for h, f in
-               sorted({(50, 50), (args.hosts, args.flavors)})]
+    figures = []
+    for hosts, flavors in args.sizes:
+        row = measure(hosts, flavors, memory=not args.no_memory,
+                      rendered=args.render)
+        figures.append(row)
+        line = ('engine %(hosts)5d hosts x %(flavors)4d flavors: compute '
+                '%(compute_seconds)7.2fs (CPU %(compute_cpu_seconds)7.2fs)'
+                % row)
+        if 'peak_memory_mb' in row:
+            line += ' peak %(peak_memory_mb)7.1f MB' % row
+        if 'render_seconds' in row:
+            line += (' render %(render_seconds)6.2fs %(documents)d '
+                     'documents %(documents_mb).1f MB' % row)
+        print(line, flush=True)
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, 'w') as out:
         json.dump(figures, out, indent=2)
-    for row in figures:
-        print('engine %(hosts)4d hosts x %(flavors)4d flavors: compute '
-              '%(compute_seconds)6.2fs render %(render_seconds)5.2fs peak '
-              '%(peak_memory_mb)6.1f MB, %(documents)d documents '
-              '%(documents_mb).1f MB (largest %(largest_document_kb).0f KB)'
-              % row)
 
 
 if __name__ == '__main__':

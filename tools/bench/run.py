@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Every benchmark, or those named: ``tox -e bench [-- api|engine ...]``.
+"""Every benchmark, or those named: ``tox -e bench [-- api|collect ...]``.
 
 Each writes its figures to bench-results/<name>.json and prints a summary.
 Options of one benchmark: ``python -m tools.bench.<name> --help``.
@@ -20,7 +20,7 @@ Options of one benchmark: ``python -m tools.bench.<name> --help``.
 import importlib
 import sys
 
-BENCHMARKS = ('engine', 'api')
+BENCHMARKS = ('engine', 'publish', 'api', 'collect')
 
 
 def main(argv=None):

@@ -16,6 +16,30 @@
 import pecan
 import webob.exc
 
+from flavor_exporter.api import access
+from flavor_exporter.common import published as pub
+from flavor_exporter.policies import capacity as policies
+
+
+def flavor_filter(reader, generation, caller):
+    """None when caller sees every flavor, else a test of flavor ids.
+
+    Private flavors are seen by the projects they are shared with, and by
+    those whom policy lets see them all.
+    """
+    if caller.may(policies.ALL_FLAVORS):
+        return None
+    if pub.ACCESS in generation.documents:
+        private = reader.parsed.derived(generation, pub.ACCESS, 'private',
+                                        access.private_flavors)
+    else:
+        private = reader.parsed.derived(generation, pub.V2_LIST, 'private',
+                                        access.private_from_list)
+    if not private:
+        return None
+    project = caller.project_id
+    return lambda flavor_id: access.may_see(private, flavor_id, project)
+
 
 class CollectionController:
     """``/things``, ``/things/`` and ``/things/{key}`` (``/`` optional).
@@ -30,6 +54,7 @@ class CollectionController:
     def _route(self, args, request):
         if not args or args == ['']:
             return self.collection, []
-        if len(args) == 1 or (len(args) == 2 and not args[1]):
+        # ``/things//`` names no member: an empty key is not a name.
+        if args[0] and (len(args) == 1 or (len(args) == 2 and not args[1])):
             return self.item, args[:1]
         raise webob.exc.HTTPNotFound()

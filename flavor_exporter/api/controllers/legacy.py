@@ -21,9 +21,11 @@ cache-busting parameters that must not start failing.
 import pecan
 import webob.exc
 
+from flavor_exporter.api import access
 from flavor_exporter.api.controllers import base
 from flavor_exporter.api import responses
 from flavor_exporter.common import published as pub
+from flavor_exporter.policies import capacity as policies
 
 UNKNOWN_FLAVOR = 'Unknown flavor id!'
 
@@ -40,8 +42,23 @@ class FlavorsController(base.CollectionController):
 
     @pecan.expose()
     def collection(self):
+        caller = access.of(pecan.request)
+        caller.require(policies.FLAVOR_LIST)
         view = responses.current_view(self._reader, self._retry_after)
-        held = self._reader.documents.get(view.generation, pub.LEGACY_LIST)
+        generation = view.generation
+        visible = base.flavor_filter(self._reader, generation, caller)
+        if visible is None:
+            held = self._reader.documents.get(generation, pub.LEGACY_LIST)
+        else:
+            def make():
+                listed = self._reader.parsed.get(generation,
+                                                 pub.LEGACY_LIST)
+                return dict(listed, **{pub.FLAVORS: [
+                    f for f in listed[pub.FLAVORS]
+                    if visible(f[pub.LEGACY_ID])]})
+            held = self._reader.variants.get(
+                generation, pub.LEGACY_LIST, ('project', caller.project_id),
+                make)
         if held is None:
             raise responses.service_unavailable(
                 'The published data has no legacy list; is the worker '
@@ -50,19 +67,23 @@ class FlavorsController(base.CollectionController):
 
     @pecan.expose()
     def item(self, flavor_id):
+        caller = access.of(pecan.request)
+        caller.require(policies.FLAVOR_GET)
         view = responses.current_view(self._reader, self._retry_after)
+        generation = view.generation
         # One flavor of the list, made once per version of the list.
         by_id = self._reader.parsed.derived(
-            view.generation, pub.LEGACY_LIST, 'by id', _flavors_by_id)
-        if flavor_id not in by_id:
+            generation, pub.LEGACY_LIST, 'by id', _flavors_by_id)
+        visible = base.flavor_filter(self._reader, generation, caller)
+        if flavor_id not in by_id or (visible is not None
+                                      and not visible(flavor_id)):
             raise webob.exc.HTTPNotFound(detail=UNKNOWN_FLAVOR)
 
         def make():
-            listed = self._reader.parsed.get(view.generation,
-                                             pub.LEGACY_LIST)
+            listed = self._reader.parsed.get(generation, pub.LEGACY_LIST)
             return {pub.FLAVOR: by_id[flavor_id],
                     pub.TIMESTAMP: listed[pub.TIMESTAMP]}
-        held = self._reader.variants.get(view.generation, pub.LEGACY_LIST,
+        held = self._reader.variants.get(generation, pub.LEGACY_LIST,
                                          ('flavor', flavor_id), make)
         return responses.representation(pecan.request, held, view)
 

@@ -19,11 +19,13 @@ flavor_exporter.api.app).
 
 import pecan
 
+from flavor_exporter.api import access
 from flavor_exporter.api.controllers import docs
 from flavor_exporter.api.controllers import legacy
 from flavor_exporter.api.controllers import v2
 from flavor_exporter.api import metrics
 from flavor_exporter.api import responses
+from flavor_exporter.policies import capacity as policies
 from flavor_exporter import version
 
 
@@ -79,5 +81,6 @@ class RootController:
 
     @pecan.expose(route='metrics')
     def metrics_(self):
+        access.of(pecan.request).require(policies.METRICS)
         return responses.body(metrics.exposition(self._reader),
                               content_type=metrics.CONTENT_TYPE)

@@ -19,7 +19,7 @@ Placement validate tokens with keystonemiddleware and are found through
 Keystone's catalog only. The worker logs in the three ways an operator
 configures it ([openstack] keystoneauth options, clouds.yaml, an openrc's
 OS_* variables), each in an environment stripped of the test runner's
-OS_* variables; the API runs under uWSGI behind keystonemiddleware.
+OS_* variables; flavor-exporter-api serves behind keystonemiddleware.
 
 Binding the API beyond loopback without authentication (the warning) is
 covered by the unit tests: tests/unit/api/test_auth.py (TestWarnIfOpen)
@@ -46,6 +46,8 @@ from testcloud import scenario as scenario_mod
 
 SCENARIO = 'predecessor'
 GPU_MEDIUM = 'de.NBI GPU V100 medium'
+SHARED = 'private.shared-with-demo'
+NOT_SHARED = 'private.not-shared'
 TIMEOUT = 30
 
 
@@ -100,15 +102,20 @@ def password_lines(url, user, password, project, domain='name',
 
 
 def token_of(keystone, who):
-    """A project-scoped token that Keystone issues to the admin or member.
+    """A token that Keystone issues to the admin, member or reader.
 
-    Returns the token and its AccessInfo.
+    The admin's and the member's are scoped to their project, the system
+    reader's to the system. Returns the token and its AccessInfo.
     """
+    if who == 'reader':
+        scope = {'system_scope': 'all'}
+    else:
+        scope = {'project_name': keystone[who + '_project'],
+                 'project_domain_id': 'default'}
     auth = v3.Password(auth_url=keystone['url'] + '/v3',
                        username=keystone[who + '_user'],
                        password=keystone[who + '_password'],
-                       project_name=keystone[who + '_project'],
-                       user_domain_id='default', project_domain_id='default')
+                       user_domain_id='default', **scope)
     session = ks_session.Session(auth=auth, timeout=TIMEOUT)
     access = auth.get_access(session)
     return access.auth_token, access
@@ -268,7 +275,7 @@ class TestOpenstackClientConfig(WorkerCredentialsBase):
 
 
 class ApiBehindKeystone(base.TestCase):
-    """flavor-exporter-api (uWSGI) with [DEFAULT] auth_strategy = keystone.
+    """flavor-exporter-api with [DEFAULT] auth_strategy = keystone.
 
     The worker publishes into a memcached once for the class; the API
     serves it behind keystonemiddleware, whose service user is the admin.
@@ -298,6 +305,7 @@ class ApiBehindKeystone(base.TestCase):
     def _start(cls, resources):
         cls.cloud = resources.useFixture(shared_cloud()).cloud
         cls.keystone = keystone = cls.cloud.keystone
+        cls._private_flavors(resources)
         memcached = resources.useFixture(loopback.MemcachedFixture())
         cls.workdir = workdir = resources.useFixture(
             fixtures.TempDir()).path
@@ -326,7 +334,7 @@ class ApiBehindKeystone(base.TestCase):
             timeout=180)
         if done.returncode:
             raise RuntimeError('the worker failed:\n%s' % done.stderr)
-        output = open(os.path.join(workdir, 'uwsgi.out'), 'w')
+        output = open(os.path.join(workdir, 'api.out'), 'w')
         resources.addCleanup(output.close)
         process = subprocess.Popen(
             fe_fixtures.console_script('flavor-exporter-api')
@@ -334,6 +342,21 @@ class ApiBehindKeystone(base.TestCase):
             stderr=subprocess.STDOUT, start_new_session=True)
         resources.addCleanup(fe_fixtures.stop_process_group, process)
         loopback.wait_for_port(cls.port, timeout=60, process=process)
+
+    @classmethod
+    def _private_flavors(cls, resources):
+        """One private flavor shared with the member's project, one not."""
+        _token, member = token_of(cls.keystone, 'member')
+        compute = cls.cloud.connection().compute
+        cls.private = {}
+        for name, projects in ((SHARED, [member.project_id]),
+                               (NOT_SHARED, [])):
+            flavor = compute.create_flavor(name=name, ram=1024, vcpus=1,
+                                           disk=1, is_public=False)
+            resources.addCleanup(compute.delete_flavor, flavor)
+            for project in projects:
+                compute.flavor_add_tenant_access(flavor, project)
+            cls.private[name] = flavor.id
 
     def get(self, path, token=None, **headers):
         if token:
@@ -416,3 +439,32 @@ class TestApiBehindKeystone(ApiBehindKeystone):
         self.assertEqual(200, response.status_code, response.text)
         # A bad token on a public route is ignored, not refused.
         self.assertEqual(200, self.get('/', 'not-a-token').status_code)
+
+    def test_member_sees_only_what_its_project_may_use(self):
+        token, _access = token_of(self.keystone, 'member')
+        names = numbers(self.get('/v2/flavors/', token).json())
+        self.assertIn(SHARED, names)
+        self.assertNotIn(NOT_SHARED, names)
+        self.assertIn(GPU_MEDIUM, names)
+        for key in (NOT_SHARED, self.private[NOT_SHARED]):
+            response = self.get('/v2/flavors/' + key, token)
+            self.assertEqual(404, response.status_code, response.text)
+        flavor = self.get('/v2/flavors/' + SHARED, token).json()['flavor']
+        self.assertNotIn('hosts', flavor)
+        for path in ('/v2/status', '/metrics'):
+            response = self.get(path, token)
+            self.assertEqual(403, response.status_code, response.text)
+            self.assertEqual(403, response.json()['error']['code'])
+
+    def test_admin_and_system_reader_see_everything(self):
+        for who in ('admin', 'reader'):
+            token, _access = token_of(self.keystone, who)
+            names = numbers(self.get('/v2/flavors/', token).json())
+            self.assertIn(NOT_SHARED, names, who)
+            self.assertIn(SHARED, names, who)
+            flavor = self.get('/v2/flavors/' + GPU_MEDIUM,
+                              token).json()['flavor']
+            self.assertIn('hosts', flavor, who)
+            for path in ('/v2/status', '/metrics'):
+                response = self.get(path, token)
+                self.assertEqual(200, response.status_code, who)

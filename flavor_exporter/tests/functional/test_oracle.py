@@ -150,3 +150,9 @@ class TestPcpuOracle(OracleTests, base.TestCase):
     scenario = 'pcpu'
     # PCPU inventory and NUMA topologies exist in Placement only.
     sources = ('placement',)
+
+
+class TestUnitLimitsOracle(OracleTests, base.TestCase):
+    scenario = 'unit_limits'
+    # Inventory limits other than the totals exist in Placement only.
+    sources = ('placement',)

@@ -13,7 +13,7 @@
 #    under the License.
 """``openstack capacity flavor`` with a real Keystone token and catalog.
 
-The API runs under uWSGI behind keystonemiddleware (as in
+The API runs behind keystonemiddleware (as in
 test_keystone_auth); its URL is registered in Keystone's catalog as the
 "capacity" service, as the devstack plugin does. A project member runs the
 installed ``openstack`` command with nothing but Keystone's URL and a

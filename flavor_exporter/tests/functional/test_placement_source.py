@@ -22,9 +22,12 @@ from flavor_exporter.capacity import model
 from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from flavor_exporter.worker import placement_providers
 from flavor_exporter.worker import placement_source
 
 NOVA_CALLS = 4  # hypervisors, flavors, services, aggregates: one page each
+# The provider listing and one allocation candidates query.
+PLACEMENT_CALLS = 2
 
 
 def _placement_view(conn):
@@ -110,16 +113,20 @@ class TestPciInPlacement(PlacementSourceFunctionalTest):
         source = placement_source.PlacementSource(self.conf)
         providers = 3 + 4  # three roots, four PCI devices
         first = self.collect(source, self.client)
-        # No GPU aggregate in this scenario: no servers listing.
-        self.assertEqual(1 + 3 * providers + NOVA_CALLS, first.api_calls)
+        # No GPU aggregate in this scenario: no servers listing. Every
+        # tree has free VCPUs: usages and traits all come with the
+        # allocation candidates, inventories are read once each.
+        self.assertEqual(PLACEMENT_CALLS + providers + NOVA_CALLS,
+                         first.api_calls)
         self.assertEqual(self.client.calls['placement'],
-                         1 + 3 * providers)
+                         PLACEMENT_CALLS + providers)
         second = self.collect(source, self.client)
-        self.assertEqual(1 + providers + NOVA_CALLS, second.api_calls)
+        self.assertEqual(PLACEMENT_CALLS + NOVA_CALLS, second.api_calls)
         self.assertEqual({'api_calls': second.api_calls,
                           'providers': providers, 'providers_fetched': 0,
                           'providers_reused': providers,
-                          'usages_read': providers}, source.last_stats)
+                          'usages_read': 0, 'usages_summarized': providers},
+                         source.last_stats)
         self.assertEqual(_snapshot_view(first), _snapshot_view(second))
 
 
@@ -168,8 +175,9 @@ class TestServerDelete(PlacementSourceFunctionalTest):
              'hypervisor (a sharing provider, or a compute node Nova no '
              'longer has), its tree of 1 provider(s) skipped' % shared],
             snapshot.problems)
-        # Not read: the seven compute providers' usages only.
-        self.assertEqual(1 + 7 + NOVA_CALLS, snapshot.api_calls)
+        # Not read: the compute providers' usages come from the
+        # allocation candidates.
+        self.assertEqual(PLACEMENT_CALLS + NOVA_CALLS, snapshot.api_calls)
 
 
 class TestGpuAggregates(PlacementSourceFunctionalTest):
@@ -201,10 +209,11 @@ class TestGpuAggregates(PlacementSourceFunctionalTest):
             sorted((h.name, h.availability_zone, h.gpu_pools)
                    for h in snapshot.hosts))
         # Three roots, no device providers; the servers listing is made.
-        self.assertEqual(1 + 3 * 3 + NOVA_CALLS + 1, snapshot.api_calls)
+        self.assertEqual(PLACEMENT_CALLS + 3 + NOVA_CALLS + 1,
+                         snapshot.api_calls)
         self.assertEqual(1, client.calls['compute'] - NOVA_CALLS)
         # Server usage has no generation: listed on every refresh.
-        self.assertEqual(1 + 3 + NOVA_CALLS + 1,
+        self.assertEqual(PLACEMENT_CALLS + NOVA_CALLS + 1,
                          self.collect(source, client).api_calls)
 
 
@@ -221,3 +230,66 @@ class TestDisabledHost(PlacementSourceFunctionalTest):
             sorted((h.name, h.enabled) for h in snapshot.hosts))
         host3 = [h for h in snapshot.hosts if h.name == 'host-3'][0]
         self.assertIn(placement_source.DISABLED_TRAIT, host3.traits)
+
+
+class TestUsagesTwoWays(PlacementSourceFunctionalTest):
+    """Usages from allocation candidates are those read per provider.
+
+    The source reads usages (and traits of changed providers) from one
+    GET /allocation_candidates instead of one GET per provider; this proves
+    on Placement 16 that both give the same figures, with allocations on
+    roots and children, and that a full host's tree, which the candidates
+    leave out, is read per provider.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            'usages_two_ways', shared=True)).cloud
+        self.conn = self.cloud.connection()
+        self.client = openstack.CloudClient(self.conn)
+        self.view = _placement_view(self.conn)
+        names = {view[0]: uuid for uuid, view in self.view.items()}
+        self.full_tree = {names['full-1'],
+                          names['full-1_0000:81:00.0']}
+
+    def test_scenario_has_what_the_comparison_needs(self):
+        by_name = {view[0]: view for view in self.view.values()}
+        full = by_name['full-1']
+        self.assertEqual(full[3]['VCPU'].capacity, full[4]['VCPU'])
+        self.assertEqual({'CUSTOM_PCI_10DE_20B0': 1},
+                         by_name['full-1_0000:81:00.0'][4])
+        self.assertEqual(
+            [0, 1], sorted(by_name['pgpu-1.example.org_0000:%s:00.0' % bus][
+                4]['CUSTOM_PCI_10DE_20B0'] for bus in ('81', '82')))
+        self.assertEqual(1, sum(view[4].get('VGPU', 0)
+                                for view in self.view.values()))
+        self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
+                         by_name['cpu-1'][4])
+
+    def test_summaries_are_the_per_provider_usages(self):
+        # full-1 has no VCPU free, but memory.
+        for resource_class, left_out in (('VCPU', self.full_tree),
+                                         ('MEMORY_MB', set())):
+            summaries = placement_providers.read_summaries(
+                self.client, resource_class)
+            self.assertEqual(set(self.view) - left_out, set(summaries))
+            for uuid, (usages, traits) in summaries.items():
+                name, _, _, _, per_provider, per_provider_traits = (
+                    self.view[uuid])
+                self.assertEqual((per_provider, per_provider_traits),
+                                 (usages, traits), name)
+
+    def test_snapshot_is_the_per_provider_view(self):
+        source = placement_source.PlacementSource(self.conf)
+        # Cold, VCPU asked for: full-1's tree is read per provider. Then
+        # from the cache, asking for the class every tree had free
+        # (memory or disk): everything from the candidates.
+        for read_alone in (self.full_tree, set()):
+            snapshot = self.collect(source, self.client)
+            self.assertEqual([], snapshot.problems)
+            self.assertEqual(self.view, _snapshot_view(snapshot))
+            self.assertEqual(len(read_alone),
+                             source.last_stats['usages_read'])
+            self.assertEqual(len(self.view) - len(read_alone),
+                             source.last_stats['usages_summarized'])

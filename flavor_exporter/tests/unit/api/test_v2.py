@@ -14,6 +14,7 @@
 """/v2: lists, filters, one flavor, staleness, validators, status."""
 
 import dataclasses
+import datetime
 import json
 
 from flavor_exporter.tests import sample_cloud as sample
@@ -154,11 +155,36 @@ class TestOne(base.ApiTestCase):
     def test_by_id_and_by_name(self):
         docs = self.publish()
         by_id = self.app.get('/v2/flavors/g1')
-        self.assertEqual(docs['v2/flavor/g1'], by_id.body)
+        # The published flavor, with its per-host rows put back in.
+        published = json.loads(docs['v2/flavor/g1'])
+        served = by_id.json
+        self.assertEqual([{'host': 'cmp000', 'node': 'cmp000.example.org',
+                           'availability_zone': 'az1', 'total': 4,
+                           'available': 2, 'limited_by': 'GPU_AGGREGATE'}],
+                         served['flavor'].pop('hosts'))
+        self.assertEqual(published, served)
         by_name = self.app.get('/v2/flavors/gpu.a100')
         self.assertEqual(by_id.body, by_name.body)
         self.assertEqual(by_id.headers['ETag'], by_name.headers['ETag'])
         self.assertEqual(by_id.body, self.app.get('/v2/flavors/g1/').body)
+
+    def test_per_host_rows_follow_their_numbers(self):
+        self.publish()
+        before = self.app.get('/v2/flavors/index')
+        # A VCPU moves from one host to another: the totals of the flavor
+        # stay, its per-host numbers do not.
+        hosts = sample.hosts()
+        hosts[0].root.usages['VCPU'] = 6
+        hosts[1].root.usages['VCPU'] = 2
+        docs, pointer = sample.documents(host_list=hosts)
+        self.store.publish(docs, pointer, datetime.datetime.now(
+            datetime.timezone.utc))
+        after = self.app.get('/v2/flavors/index')
+        self.assertEqual(before.json['flavor']['available'],
+                         after.json['flavor']['available'])
+        self.assertNotEqual(before.headers['ETag'], after.headers['ETag'])
+        self.assertEqual([13, 15], [h['available'] for h in
+                                    after.json['flavor']['hosts']])
 
     def test_detail_shape(self):
         self.publish()

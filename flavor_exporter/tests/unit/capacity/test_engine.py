@@ -12,7 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import fixtures
+
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import request
 from flavor_exporter.tests import base
@@ -111,3 +114,24 @@ class TestEngine(base.BaseTestCase):
         self.assertIsNone(result.request)
         self.assertIn('hw:cpu_policy', result.error)
         self.assertEqual([], result.hosts)
+
+    def test_groups_summed_against_max_unit(self):
+        # VCPU max_unit 8 on host a: two groups of 6 never land there.
+        hosts = [compute_host('a'), compute_host('b')]
+        hosts[0].providers[0].inventories['VCPU'] = Inv(16, max_unit=8)
+        specs = {'resources1__VCPU': '6', 'resources2__VCPU': '6',
+                 'group_policy': 'none'}
+        result = compute([flavor('f', vcpus=12, **specs)], hosts,
+                         aggregate_instance_extra_specs=False)['f']
+        self.assertEqual((1, 1), (result.total, result.available))
+        self.assertEqual({'does not fit': 1}, result.excluded)
+        self.assertEqual([], result.request.unsupported)
+
+    def test_counts_it_cannot_prove_maximal_are_flagged(self):
+        # No assignment may be tried: the count stops at 0, below the
+        # bound of the groups taken alone.
+        self.useFixture(fixtures.MockPatchObject(fit, '_SEARCH_BUDGET', 0))
+        specs = {'resources1__VCPU': '3', 'resources__VCPU': '2'}
+        result = compute([flavor('f', **specs)], [compute_host('a')])['f']
+        self.assertEqual(0, result.total)
+        self.assertEqual([engine.UNCERTAIN], result.request.unsupported)

@@ -191,6 +191,15 @@ class TestGpuAggregates(base.BaseTestCase):
                     pools=[model.GpuPool('V100', 8)])
         self.assertEqual(1, fit.fit(request(BASIC, pci=[demand]), tree)[0])
 
+    def test_two_aliases_two_pools(self):
+        req = request(BASIC, pci=[PciDemand('V100', 1, None),
+                                  PciDemand('A100', 1, None)])
+        pools = [model.GpuPool('V100', 2), model.GpuPool('A100', 1)]
+        self.assertEqual((1, fit.GPU_POOL),
+                         fit.fit(req, host(compute_root(), pools=pools)))
+        self.assertEqual(2, fit.fit(req, host(compute_root(), pools=[
+            model.GpuPool('V100', 2), model.GpuPool('A100', 3)]))[0])
+
 
 class TestIsolatedPciDevices(base.BaseTestCase):
 
@@ -211,3 +220,168 @@ class TestIsolatedPciDevices(base.BaseTestCase):
                                             policy='isolate'), four)[0])
         self.assertEqual(2, fit.fit(request({'VCPU': 1}, pci=[demand],
                                             policy='none'), four)[0])
+
+
+def numbered(*resources, policy='none', unnumbered=None):
+    """A request of numbered groups (and an unnumbered one, if given)."""
+    groups = [RequestGroup(dict(r), suffix=str(i))
+              for i, r in enumerate(resources, 1)]
+    return ResourceRequest(
+        groups=([RequestGroup(unnumbered)] if unnumbered else []) + groups,
+        group_policy=policy)
+
+
+class TestLimitsOnWhatOneInstanceTakes(base.BaseTestCase):
+    """Placement sums one instance's groups per provider for max_unit.
+
+    Each group alone must pass min_unit, max_unit and step_size; the sum
+    an instance takes from one provider must pass max_unit (a sum of
+    amounts that pass min_unit and step_size passes them too).
+    """
+
+    def flat(self, rc='VCPU', **limits):
+        return host(provider('root', **{rc: Inv(16, **limits)}))
+
+    def test_max_unit_identical_groups_flat(self):
+        six = {'VCPU': 6}
+        # 6 + 6 = 12 > 8 on the one provider: never, though 16 // 12 = 1.
+        self.assertEqual(0, fit.fit(numbered(six, six),
+                                    self.flat(max_unit=8))[0])
+        self.assertEqual(1, fit.fit(numbered(six, six),
+                                    self.flat(max_unit=12))[0])
+        four = {'VCPU': 4}
+        self.assertEqual((2, 'VCPU'), fit.fit(numbered(four, four),
+                                              self.flat(max_unit=8)))
+
+    def test_max_unit_different_groups_flat(self):
+        req = numbered({'VCPU': 6}, {'VCPU': 4})
+        self.assertEqual(0, fit.fit(req, self.flat(max_unit=8))[0])
+        self.assertEqual(1, fit.fit(req, self.flat(max_unit=10))[0])
+
+    def test_max_unit_unnumbered_and_numbered_flat(self):
+        req = numbered({'VCPU': 6}, unnumbered={'VCPU': 4})
+        self.assertEqual(0, fit.fit(req, self.flat(max_unit=8))[0])
+        self.assertEqual(1, fit.fit(req, self.flat(max_unit=10))[0])
+
+    def vgpu_tree(self, max_unit):
+        # a: 8 VGPU, b: 2 VGPU; one allocation at most max_unit.
+        return host(compute_root(),
+                    provider('a', 'root', VGPU=Inv(8, max_unit=max_unit)),
+                    provider('b', 'root', VGPU=Inv(2, max_unit=2)))
+
+    def test_max_unit_identical_groups_nested(self):
+        two = {'VGPU': 2}
+        # max_unit 2: an instance's two groups need a and b: b has room
+        # for one instance. max_unit 4 on a: both groups fit on a.
+        self.assertEqual((1, 'VGPU'), fit.fit(numbered(two, two),
+                                              self.vgpu_tree(2)))
+        self.assertEqual(2, fit.fit(numbered(two, two),
+                                    self.vgpu_tree(4))[0])
+
+    def test_max_unit_different_groups_nested(self):
+        req = numbered({'VGPU': 2}, {'VGPU': 1})
+        # Sum 3 > 2 on a: every instance needs b too (2 left there).
+        self.assertEqual(2, fit.fit(req, self.vgpu_tree(2))[0])
+        # 3 on a is allowed: a 8 // 3 = 2, and b takes the 2 or the 1.
+        self.assertEqual(3, fit.fit(req, self.vgpu_tree(3))[0])
+
+    def test_isolate_with_and_without_max_unit(self):
+        two = {'VGPU': 2}
+        for max_unit in (2, 8):
+            self.assertEqual(1, fit.fit(numbered(two, two, policy='isolate'),
+                                        self.vgpu_tree(max_unit))[0])
+        req = numbered({'VGPU': 2}, {'VGPU': 1}, policy='isolate')
+        self.assertEqual(2, fit.fit(req, self.vgpu_tree(8))[0])
+
+    def test_max_unit_pci_device_groups(self):
+        def tree(*maxes):
+            return host(compute_root(), *[
+                provider('pf%d' % i, 'root',
+                         CUSTOM_PCI_X=Inv(4, max_unit=m))
+                for i, m in enumerate(maxes)])
+        demand = PciDemand('X', 2, 'CUSTOM_PCI_X')
+        req = request({'VCPU': 1}, pci=[demand], policy='none')
+        # One device per group; two on one PF exceed max_unit 1.
+        self.assertEqual(0, fit.fit(req, tree(1))[0])
+        self.assertEqual(2, fit.fit(req, tree(2))[0])
+        self.assertEqual(4, fit.fit(req, tree(1, 1))[0])
+        # A numbered group of the same class counts in the sum too.
+        mixed = request({'VCPU': 1},
+                        RequestGroup({'CUSTOM_PCI_X': 1}, suffix='1'),
+                        pci=[PciDemand('X', 1, 'CUSTOM_PCI_X')],
+                        policy='none')
+        self.assertEqual(0, fit.fit(mixed, tree(1))[0])
+        self.assertEqual(2, fit.fit(mixed, tree(2))[0])
+
+    def test_min_unit_checks_each_group(self):
+        tree = self.flat('CUSTOM_Y', min_unit=4)
+        # 2 + 2 = 4 would pass, but each group of 2 is refused alone.
+        self.assertEqual(0, fit.fit(numbered({'CUSTOM_Y': 2},
+                                             {'CUSTOM_Y': 2}), tree)[0])
+        self.assertEqual(2, fit.fit(numbered({'CUSTOM_Y': 4},
+                                             {'CUSTOM_Y': 4}), tree)[0])
+        self.assertEqual(0, fit.fit(numbered({'CUSTOM_Y': 2},
+                                             {'CUSTOM_Y': 6}), tree)[0])
+        self.assertEqual(1, fit.fit(numbered({'CUSTOM_Y': 4},
+                                             {'CUSTOM_Y': 6}), tree)[0])
+
+    def test_step_size_checks_each_group(self):
+        tree = self.flat('CUSTOM_X', step_size=4)
+        self.assertEqual(0, fit.fit(numbered({'CUSTOM_X': 2},
+                                             {'CUSTOM_X': 2}), tree)[0])
+        self.assertEqual(2, fit.fit(numbered({'CUSTOM_X': 4},
+                                             {'CUSTOM_X': 4}), tree)[0])
+        self.assertEqual(0, fit.fit(numbered({'CUSTOM_X': 4},
+                                             {'CUSTOM_X': 6}), tree)[0])
+        self.assertEqual(1, fit.fit(numbered({'CUSTOM_X': 4},
+                                             {'CUSTOM_X': 8}), tree)[0])
+
+    def test_isolated_groups_of_different_classes_share_a_provider(self):
+        tree = host(compute_root(),
+                    provider('a', 'root', VGPU=Inv(2), CUSTOM_X=Inv(2)))
+        apart = numbered({'VGPU': 1}, {'CUSTOM_X': 1}, policy='isolate')
+        together = numbered({'VGPU': 1}, {'CUSTOM_X': 1})
+        self.assertEqual((0, None, True), fit.fit_certain(apart, tree))
+        self.assertEqual(2, fit.fit(together, tree)[0])
+
+
+class TestCopiesBound(base.BaseTestCase):
+
+    def test_caps_limit_what_one_instance_takes_from_a_candidate(self):
+        self.assertEqual(3, fit.copies_bound([4, 2], [2, 2], 2))
+        self.assertEqual(2, fit.copies_bound([4, 2], [1, 1], 2))
+        self.assertEqual(0, fit.copies_bound([9], [1], 2))
+        self.assertEqual(4, fit.copies_bound([9], [2], 2))
+        self.assertEqual(3, fit.copies_bound([5, 1, 1, 1], [1, 1, 1, 1], 2))
+
+
+class TestUnnumberedRequiredTraits(base.BaseTestCase):
+    """The providers one combination uses must have the traits together."""
+
+    def tree(self, *child_traits):
+        return host(compute_root(), *[
+            provider('g%d' % i, 'root', traits=traits, VGPU=Inv(4))
+            for i, traits in enumerate(child_traits)])
+
+    def test_trait_only_one_class_can_bring_narrows_its_providers(self):
+        req = request({'VCPU': 1, 'VGPU': 1}, required={'CUSTOM_T'})
+        # Only g0 has the trait: VGPU must come from it.
+        self.assertEqual((4, 'VGPU', True),
+                         fit.fit_certain(req, self.tree({'CUSTOM_T'}, ())))
+        self.assertEqual(8, fit.fit(req, self.tree({'CUSTOM_T'},
+                                                   {'CUSTOM_T'}))[0])
+        self.assertEqual(0, fit.fit(req, self.tree((), ()))[0])
+
+    def test_trait_on_the_root_is_always_met(self):
+        tree = host(compute_root(traits={'CUSTOM_T'}),
+                    provider('g0', 'root', VGPU=Inv(4)))
+        req = request({'VCPU': 1, 'VGPU': 1}, required={'CUSTOM_T'})
+        self.assertEqual((4, 'VGPU', True), fit.fit_certain(req, tree))
+
+    def test_trait_several_classes_could_bring_is_uncertain(self):
+        tree = host(compute_root(),
+                    provider('g0', 'root', traits={'CUSTOM_T'},
+                             VGPU=Inv(4), CUSTOM_X=Inv(4)),
+                    provider('g1', 'root', VGPU=Inv(4), CUSTOM_X=Inv(4)))
+        req = request({'VGPU': 1, 'CUSTOM_X': 1}, required={'CUSTOM_T'})
+        self.assertFalse(fit.fit_certain(req, tree)[2])

@@ -15,6 +15,8 @@
 
 import json
 
+from flavor_exporter.capacity import model
+from flavor_exporter.capacity import render
 from flavor_exporter.common import published as pub
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud
@@ -31,9 +33,12 @@ class TestDocuments(base.BaseTestCase):
 
     def test_names_are_the_contracts(self):
         everyone = ['1', 'bad', 'g1', 'g2', 'index']
-        expected = ({pub.LEGACY_LIST, pub.V2_NAMES, pub.METRICS,
+        expected = ({pub.LEGACY_LIST, pub.V2_NAMES, pub.METRICS, pub.ACCESS,
                      pub.v2_list(), pub.v2_list(True), pub.v2_list(False)}
-                    | {pub.v2_flavor(i) for i in everyone})
+                    | {pub.v2_flavor(i) for i in everyone}
+                    | {pub.v2_flavor_hosts(i) for i in everyone
+                       if i != 'bad'}
+                    | {pub.hosts_page(0)})
         self.assertEqual(expected, set(self.docs))
 
     def test_every_document_is_encoded_as_the_contract_says(self):
@@ -53,8 +58,21 @@ class TestDocuments(base.BaseTestCase):
                           'az2': {pub.TOTAL: 4, pub.AVAILABLE: 4}},
                          large[pub.ZONES])
         one = self.decoded(pub.v2_flavor('1'))
-        self.assertEqual(large, {k: v for k, v in one[pub.FLAVOR].items()
-                                 if k not in ('hosts', 'excluded_hosts')})
+        # The one-flavor document: the list's entry, and the detail.
+        detail = dict(one[pub.FLAVOR])
+        self.assertEqual({pub.EXCLUDED: {'compute service disabled': 1},
+                          'group_policy': None,
+                          'request_groups': [{
+                              'suffix': '', 'required_traits': [],
+                              'forbidden_traits': [],
+                              'resources': {'DISK_GB': 40,
+                                            'MEMORY_MB': 16384,
+                                            'VCPU': 8}}]},
+                         {k: detail.pop(k) for k in (
+                             pub.EXCLUDED, 'group_policy',
+                             'request_groups')})
+        self.assertEqual(large, detail)
+        self.assertNotIn('request_groups', large)
         names = self.decoded(pub.V2_NAMES)
         self.assertEqual('index', names['collection'])
 
@@ -75,6 +93,15 @@ class TestDocuments(base.BaseTestCase):
                for gpu in (None, True, False)}
         self.assertEqual(['g2', 'g1'], ids[True])
         self.assertEqual(sorted(ids[None]), sorted(ids[True] + ids[False]))
+
+    def test_access_lists_the_private_flavors(self):
+        flavors = sample_cloud.flavors() + [
+            model.Flavor('p1', 'shared', 1, 1, 1, is_public=False,
+                         projects=('b', 'a')),
+            model.Flavor('p2', 'unknown', 1, 1, 1, is_public=False)]
+        docs, _ = sample_cloud.documents(flavors)
+        self.assertEqual({'p1': ['b', 'a'], 'p2': None},
+                         json.loads(docs[pub.ACCESS]))
 
     def test_metrics(self):
         text = self.docs[pub.METRICS].decode()
@@ -100,3 +127,12 @@ class TestDocuments(base.BaseTestCase):
                       text)
         self.assertIn('openstack_free_capacity_by_flavor_total{'
                       'flavor_name="gpu.a100",public="True"} 2\n', text)
+
+    def test_list_document_is_the_published_list_stamped(self):
+        report = sample_cloud.report()
+        docs, pointer = render.documents(report)
+        for gpu in (None, True, False):
+            self.assertEqual(
+                pub.stamp(docs[pub.v2_list(gpu)], pub.COLLECTED_AT,
+                          pointer[pub.TIMESTAMP]),
+                render.list_document(report, gpu))

@@ -114,3 +114,22 @@ class TestPointer(base.BaseTestCase):
         status = pub.initial_status()
         self.assertEqual(0, status[pub.CONSECUTIVE_FAILURES])
         self.assertIsNone(status[pub.LAST_ERROR])
+
+
+class TestHostRows(base.BaseTestCase):
+
+    def test_rows_from_columns_and_index(self):
+        numbers = {pub.POSITION: [1, pub.HOSTS_PER_PAGE],
+                   pub.TOTAL: [4, 2], pub.AVAILABLE: [3, 0],
+                   pub.LIMITED_BY: [0, -1], pub.LABELS: ['VCPU']}
+        pages = {0: {pub.HOST: ['a', 'b'], pub.NODE: ['a.x', 'b.x'],
+                     pub.ZONE: ['az1', 'az2']},
+                 1: {pub.HOST: ['c'], pub.NODE: ['c.x'], pub.ZONE: [None]}}
+        self.assertEqual(
+            [{'host': 'b', 'node': 'b.x', 'availability_zone': 'az2',
+              'total': 4, 'available': 3, 'limited_by': 'VCPU'},
+             {'host': 'c', 'node': 'c.x', 'availability_zone': None,
+              'total': 2, 'available': 0, 'limited_by': None}],
+            pub.host_rows(numbers, pages.__getitem__))
+        self.assertTrue(pub.is_hosts_page(pub.hosts_page(3)))
+        self.assertFalse(pub.is_hosts_page(pub.v2_flavor('hosts')))

@@ -13,6 +13,7 @@
 #    under the License.
 """Who holds which GPUs, from the servers' embedded flavors (nova)."""
 
+from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.worker import fakes
 from flavor_exporter.worker import nova
@@ -119,3 +120,34 @@ class TestGpuUsageByHost(base.BaseTestCase):
              "gpu0 and 3 more: flavor 'g1': pci_passthrough:alias: count of "
              "'V100' is not an integer; the PCI devices they hold are not "
              "counted as used"], problems)
+
+
+def flavor_body(flavor_id, public=True):
+    return {'id': flavor_id, 'name': 'f-' + flavor_id, 'vcpus': 1,
+            'ram': 512, 'disk': 1, 'os-flavor-access:is_public': public}
+
+
+class TestFlavorAccess(base.BaseTestCase):
+    """Who may see a private flavor: read from os-flavor-access."""
+
+    def test_private_flavors_carry_their_projects(self):
+        client = fakes.FakeClient({
+            '/flavors/detail': {'flavors': [
+                flavor_body('pub'), flavor_body('priv', public=False),
+                flavor_body('gone', public=False)]},
+            '/flavors/priv/os-flavor-access': {'flavor_access': [
+                {'flavor_id': 'priv', 'tenant_id': 'p2'},
+                {'flavor_id': 'priv', 'tenant_id': 'p1'}]},
+            '/flavors/gone/os-flavor-access': openstack.CloudError(
+                'compute GET /flavors/gone/os-flavor-access answered 404')})
+        problems = []
+        flavors = {f.id: f for f in nova.list_flavors(client, problems)}
+        self.assertIsNone(flavors['pub'].projects)
+        self.assertEqual(('p1', 'p2'), flavors['priv'].projects)
+        # Unknown: the API then shows it to admins only.
+        self.assertIsNone(flavors['gone'].projects)
+        self.assertEqual(1, len(problems))
+        self.assertIn('f-gone', problems[0])
+        self.assertIn('only admins see it', problems[0])
+        # Public flavors cost no call.
+        self.assertNotIn('/flavors/pub/os-flavor-access', client.paths())

@@ -14,9 +14,10 @@
 """The Placement source against a canned cloud.
 
 FakeCloud keeps the state of a small cloud and answers every GET the source
-makes with documents shaped like Placement 1.14 and Nova 2.53/2.75/2.41/
-2.47 answer them (see the api-ref samples); fakes.FakeClient stands in for
-CloudClient and records every call, so that call counts are exact.
+makes with documents shaped like Placement 1.14 (allocation candidates
+1.29) and Nova 2.53/2.75/2.41/2.47 answer them (see the api-ref samples);
+fakes.FakeClient stands in for CloudClient and records every call, so that
+call counts are exact.
 """
 
 import copy
@@ -28,6 +29,7 @@ from flavor_exporter.capacity import model
 from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.worker import fakes
+from flavor_exporter.worker import placement_providers
 from flavor_exporter.worker import placement_source
 
 PAYLOADS = os.path.join(os.path.dirname(__file__), 'payloads')
@@ -58,6 +60,8 @@ class FakeCloud:
         self.aggregates = []
         self.flavors = []
         self.servers = []
+        # What GET /allocation_candidates raises instead of answering.
+        self.candidates_error = None
 
     # ----------------------------------------------------------- building
 
@@ -180,10 +184,61 @@ class FakeCloud:
 
     def answer(self, service, path, params):
         if service == 'placement':
-            return self._placement(path)
+            return self._placement(path, params)
         return self._compute(path, params)
 
-    def _placement(self, path):
+    @staticmethod
+    def _capacity(inv):
+        try:
+            return int((inv['total'] - inv['reserved'])
+                       * inv['allocation_ratio'])
+        except (KeyError, TypeError, ValueError):
+            return 0  # tests of malformed inventories
+
+    def _fits(self, rp, rc, amount):
+        inv = rp['inventories'].get(rc)
+        if inv is None:
+            return False
+        return (rp['usages'].get(rc, 0) + amount <= self._capacity(inv)
+                and inv['min_unit'] <= amount <= inv['max_unit']
+                and amount % inv['step_size'] == 0)
+
+    def fill(self, uuid, classes=None):
+        """Use all of a provider's classes (or those named)."""
+        rp = self.providers[uuid]
+        for rc in classes or rp['inventories']:
+            rp['usages'][rc] = self._capacity(rp['inventories'][rc])
+
+    def _candidates(self, params):
+        """GET /allocation_candidates?resources=RC:N at 1.29.
+
+        Every provider of each tree where one provider can take the
+        amount is summarized with all its classes (api-ref sample).
+        """
+        if self.candidates_error is not None:
+            raise self.candidates_error
+        rc, amount = params['resources'].split(':')
+        takers = [rp for rp in self.providers.values()
+                  if self._fits(rp, rc, int(amount))]
+        roots = {rp['root'] for rp in takers}
+        return {
+            'allocation_requests': [
+                {'allocations': {rp['uuid']: {
+                    'resources': {rc: int(amount)}}}} for rp in takers],
+            'provider_summaries': {
+                rp['uuid']: {
+                    'resources': {
+                        cls: {'capacity': self._capacity(inv),
+                              'used': rp['usages'].get(cls, 0)}
+                        for cls, inv in rp['inventories'].items()},
+                    'traits': copy.deepcopy(rp['traits']),
+                    'parent_provider_uuid': rp['parent'],
+                    'root_provider_uuid': rp['root']}
+                for rp in self.providers.values() if rp['root'] in roots}}
+
+    def _placement(self, path, params):
+        if path == '/allocation_candidates':
+            return self._candidates(params)
         parts = path.strip('/').split('/')
         if parts == ['resource_providers']:
             return {'resource_providers': [
@@ -308,18 +363,27 @@ class TestTrees(PlacementSourceTestCase):
 
     def test_first_collect_calls(self):
         snapshot = self.collect()
-        # 1 provider list + 3 per provider (6 providers) + hypervisors,
-        # flavors, services, aggregates; no servers (no GPU aggregate).
-        self.assertEqual(1 + 3 * 6 + 4, snapshot.api_calls)
+        # 1 provider list + 1 allocation candidates query (usages and
+        # traits of both trees) + inventories of the 6 providers +
+        # hypervisors, flavors, services, aggregates; no servers (no GPU
+        # aggregate).
+        self.assertEqual(1 + 1 + 6 + 4, snapshot.api_calls)
         paths = self.client.paths()
         self.assertEqual('/resource_providers', paths[0])
+        candidates = paths.index('/allocation_candidates')
+        self.assertEqual({'resources': 'VCPU:1'},
+                         self.client.requests[candidates][3])
         for uuid in (self.gpu, self.vgpu_a, self.vgpu_b, self.pci,
                      self.dev_a, self.dev_b):
-            for what in ('inventories', 'usages', 'traits'):
-                self.assertEqual(
-                    1, paths.count('/resource_providers/%s/%s'
-                                   % (uuid, what)))
+            self.assertEqual(1, paths.count(
+                '/resource_providers/%s/inventories' % uuid))
+        self.assertFalse([p for p in paths
+                          if p.endswith(('/usages', '/traits'))])
         self.assertNotIn('/servers/detail', paths)
+        self.assertEqual({'api_calls': 12, 'providers': 6,
+                          'providers_fetched': 6, 'providers_reused': 0,
+                          'usages_read': 0, 'usages_summarized': 6},
+                         self.source.last_stats)
 
     def test_microversions(self):
         self.collect()
@@ -327,31 +391,34 @@ class TestTrees(PlacementSourceTestCase):
                     for service, path, microversion, _
                     in self.client.requests}
         self.assertEqual('1.14', versions['placement', 'resource_providers'])
+        self.assertEqual('1.29',
+                         versions['placement', 'allocation_candidates'])
         self.assertEqual('2.53', versions['compute', 'os-hypervisors'])
-        self.assertEqual({'1.14'}, {mv for service, _, mv, _
-                                    in self.client.requests
-                                    if service == 'placement'})
+        self.assertEqual({'1.14', '1.29'}, {mv for service, _, mv, _
+                                            in self.client.requests
+                                            if service == 'placement'})
 
     def test_second_collect_reuses_unchanged_providers(self):
         first = self.collect()
         start = self.client.call_count
         second = self.collect()
-        # Inventories and traits are not read again; usages are (see
+        # Inventories and traits are not read again; usages are, from the
+        # allocation candidates (see
         # test_usage_drop_without_generation_change).
-        self.assertEqual(1 + 6 + 4, second.api_calls)
+        self.assertEqual(1 + 1 + 4, second.api_calls)
         paths = self.client.paths(start)
+        self.assertEqual(1, paths.count('/allocation_candidates'))
         self.assertFalse([p for p in paths
-                          if p.endswith(('/inventories', '/traits'))])
-        self.assertEqual(6, len([p for p in paths
-                                 if p.endswith('/usages')]))
+                          if p.startswith('/resource_providers/')])
         self.assertEqual(
             [[(p.uuid, p.inventories, p.usages, p.traits, p.generation)
               for p in h.providers] for h in first.hosts],
             [[(p.uuid, p.inventories, p.usages, p.traits, p.generation)
               for p in h.providers] for h in second.hosts])
-        self.assertEqual({'api_calls': 11, 'providers': 6,
+        self.assertEqual({'api_calls': 6, 'providers': 6,
                           'providers_fetched': 0, 'providers_reused': 6,
-                          'usages_read': 6}, self.source.last_stats)
+                          'usages_read': 0, 'usages_summarized': 6},
+                         self.source.last_stats)
 
     def test_generation_change_reads_that_provider_only(self):
         self.collect()
@@ -361,11 +428,11 @@ class TestTrees(PlacementSourceTestCase):
         self.cloud.bump(self.vgpu_b)
         start = self.client.call_count
         snapshot = self.collect()
-        self.assertEqual(1 + 3 + 5 + 4, snapshot.api_calls)
+        # Its traits come with the allocation candidates.
+        self.assertEqual(1 + 1 + 1 + 4, snapshot.api_calls)
         reread = {p for p in self.client.paths(start)
-                  if p.endswith(('/inventories', '/traits'))}
-        self.assertEqual({'/resource_providers/%s/inventories' % self.vgpu_b,
-                          '/resource_providers/%s/traits' % self.vgpu_b},
+                  if p.startswith('/resource_providers/')}
+        self.assertEqual({'/resource_providers/%s/inventories' % self.vgpu_b},
                          reread)
         child = self.host(snapshot, 'gpu1.example.org').providers[2]
         self.assertEqual(8, child.inventories['VGPU'].total)
@@ -410,8 +477,7 @@ class TestTrees(PlacementSourceTestCase):
         start = self.client.call_count
         self.collect()
         self.assertEqual(
-            ['/resource_providers/%s/%s' % (self.dev_b, what)
-             for what in ('inventories', 'traits', 'usages')],
+            ['/resource_providers/%s/inventories' % self.dev_b],
             [p for p in self.client.paths(start) if self.dev_b in p])
 
     def test_disappeared_host(self):
@@ -426,29 +492,235 @@ class TestTrees(PlacementSourceTestCase):
         self.assertEqual(['gpu1.example.org'],
                          [h.node for h in snapshot.hosts])
         self.assertEqual([], snapshot.problems)
-        self.assertEqual(1 + 3 + 4, snapshot.api_calls)
+        self.assertEqual(1 + 1 + 4, snapshot.api_calls)
 
     def test_new_host_read_in_full(self):
         self.collect()
         new = self.cloud.add_compute('new1')
         start = self.client.call_count
         snapshot = self.collect()
-        self.assertEqual(1 + 6 + 3 + 4, snapshot.api_calls)
-        self.assertEqual(3, len([p for p in self.client.paths(start)
-                                 if new in p]))
+        self.assertEqual(1 + 1 + 1 + 4, snapshot.api_calls)
+        self.assertEqual(['/resource_providers/%s/inventories' % new],
+                         [p for p in self.client.paths(start) if new in p])
         self.assertEqual(3, len(snapshot.hosts))
+        self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
+                         self.host(snapshot, 'new1').root.usages)
 
 
 class TestScale(PlacementSourceTestCase):
     """Exact calls per refresh on N single-provider hosts."""
 
-    def test_n_hosts(self):
-        hosts = 10
+    def add_hosts(self, hosts):
         for i in range(hosts):
             self.cloud.add_compute('cn%02d' % i)
             self.cloud.add_flavor('f%d' % i)
-        self.assertEqual(3 * hosts + 5, self.collect().api_calls)
-        self.assertEqual(hosts + 5, self.collect().api_calls)
+
+    def test_n_hosts(self):
+        hosts = 10
+        self.add_hosts(hosts)
+        self.assertEqual(hosts + 6, self.collect().api_calls)
+        self.assertEqual(6, self.collect().api_calls)
+
+    def test_n_full_hosts(self):
+        # No allocation candidate at all: every usage is read on its own.
+        hosts = 10
+        self.add_hosts(hosts)
+        for uuid in self.cloud.providers:
+            self.cloud.fill(uuid)
+        self.assertEqual(3 * hosts + 6, self.collect().api_calls)
+        self.assertEqual(hosts + 6, self.collect().api_calls)
+
+    def test_placement_without_candidates_microversion(self):
+        # Placement before 1.29 (Queens) refuses the query with a 406.
+        hosts = 10
+        self.add_hosts(hosts)
+        self.cloud.candidates_error = openstack.CloudError(
+            'placement GET /allocation_candidates answered 406',
+            status=406)
+        snapshot = self.collect()
+        self.assertEqual([], snapshot.problems)
+        self.assertEqual(3 * hosts + 6, snapshot.api_calls)
+        self.assertEqual(hosts + 6, self.collect().api_calls)
+
+
+class TestUsagesFromCandidates(PlacementSourceTestCase):
+    """Usages from one allocation candidates query, the rest one by one."""
+
+    def setUp(self):
+        super().setUp()
+        self.free = self.cloud.add_compute(
+            'free1', usages={'VCPU': 3, 'MEMORY_MB': 2048, 'DISK_GB': 0})
+        self.full = self.cloud.add_compute('full1')
+        self.device = self.cloud.add_pci_child(self.full, '0000:3b:00.0')
+        self.cloud.fill(self.full)
+        self.cloud.fill(self.device)
+
+    def paths(self, start, uuid):
+        return sorted(p.rsplit('/', 1)[1] for p in self.client.paths(start)
+                      if uuid in p)
+
+    def test_full_host_read_on_its_own(self):
+        snapshot = self.collect()
+        self.assertEqual(['inventories'], self.paths(0, self.free))
+        for uuid in (self.full, self.device):
+            self.assertEqual(['inventories', 'traits', 'usages'],
+                             self.paths(0, uuid))
+        self.assertEqual({'VCPU': 3, 'MEMORY_MB': 2048, 'DISK_GB': 0},
+                         self.host(snapshot, 'free1').root.usages)
+        full = self.host(snapshot, 'full1')
+        self.assertEqual({'VCPU': 256, 'MEMORY_MB': 256488,
+                          'DISK_GB': 1800}, full.root.usages)
+        self.assertEqual(frozenset({'COMPUTE_NODE', 'HW_CPU_X86_AVX2'}),
+                         full.root.traits)
+        self.assertEqual({'CUSTOM_PCI_10DE_1DB4': 1},
+                         full.providers[1].usages)
+        self.assertEqual(1 + 1 + 3 + 2 * 2 + 4, snapshot.api_calls)
+        self.assertEqual(1, self.source.last_stats['usages_summarized'])
+
+        start = self.client.call_count
+        second = self.collect()
+        self.assertEqual([], self.paths(start, self.free))
+        self.assertEqual(['usages'], self.paths(start, self.full))
+        self.assertEqual(1 + 1 + 2 + 4, second.api_calls)
+
+        # A server of the full host deleted: its tree is a candidate again.
+        self.cloud.providers[self.full]['usages']['VCPU'] = 100
+        start = self.client.call_count
+        third = self.collect()
+        self.assertEqual(1 + 1 + 4, third.api_calls)
+        self.assertEqual(100, self.host(third, 'full1').root.usages['VCPU'])
+
+    def test_unusable_summary_read_on_its_own(self):
+        body = self.cloud.answer('placement', '/allocation_candidates',
+                                 {'resources': 'VCPU:1'})
+        body['provider_summaries'][self.free]['resources']['VCPU'][
+            'used'] = 'three'
+        self.client.bodies['/allocation_candidates'] = body
+        snapshot = self.collect()
+        self.assertEqual([], snapshot.problems)
+        self.assertEqual(['inventories', 'traits', 'usages'],
+                         self.paths(0, self.free))
+        self.assertEqual(3, self.host(snapshot, 'free1').root.usages['VCPU'])
+
+    def test_unreadable_candidates_read_one_by_one(self):
+        self.client.bodies['/allocation_candidates'] = {'error': 'odd'}
+        snapshot = self.collect()
+        self.assertEqual([], snapshot.problems)
+        self.assertEqual(1 + 1 + 3 * 3 + 4, snapshot.api_calls)
+
+    def test_failing_candidates_fail_the_refresh(self):
+        self.cloud.candidates_error = openstack.CloudError(
+            'placement GET /allocation_candidates answered 503', status=503)
+        self.assertRaises(openstack.CloudError, self.collect)
+
+    def test_probe_class_free_on_most_trees(self):
+        # Dedicated CPU hosts without VCPU: the first refresh asks for
+        # VCPU and reads them one by one; the next ones ask for the class
+        # the most trees had free: memory (disk ties, VCPU and PCPU do
+        # not), on which the full host is full too.
+        for name in ('ded1', 'ded2', 'ded3'):
+            uuid = self.cloud.add_compute(name)
+            rp = self.cloud.providers[uuid]
+            rp['inventories']['PCPU'] = rp['inventories'].pop('VCPU')
+            rp['usages']['PCPU'] = rp['usages'].pop('VCPU')
+        self.cloud.fill(self.cloud.providers[_uuid('rp-ded1')]['uuid'],
+                        ['DISK_GB'])
+        first = self.collect()
+        # free1 summarized, the 5 other providers read one by one.
+        self.assertEqual(1 + 1 + 1 + 3 * 5 + 4, first.api_calls)
+        start = self.client.call_count
+        snapshot = self.collect()
+        [params] = [params for _, path, _, params
+                    in self.client.requests[start:]
+                    if path == '/allocation_candidates']
+        self.assertEqual({'resources': 'MEMORY_MB:1'}, params)
+        # full1's 2 providers' usages.
+        self.assertEqual(1 + 1 + 2 + 4, snapshot.api_calls)
+        self.assertEqual({'PCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
+                         self.host(snapshot, 'ded2').root.usages)
+
+    def test_probe_class(self):
+        inv = model.Inventory
+        providers = {
+            'a': model.Provider('a', 'a', inventories={
+                'VCPU': inv(4), 'DISK_GB': inv(10)},
+                usages={'VCPU': 4, 'DISK_GB': 0}),
+            'b': model.Provider('b', 'b', inventories={
+                'VCPU': inv(4), 'DISK_GB': inv(10, step_size=5)},
+                usages={'VCPU': 0}),
+            'b1': model.Provider('b1', 'b1', parent_uuid='b', inventories={
+                'VGPU': inv(4), 'CUSTOM_X': inv(4, min_unit=2)}),
+        }
+        wanted = [placement_providers.Summary(
+            uuid, uuid, 1, providers[uuid].parent_uuid,
+            providers[uuid].parent_uuid or uuid) for uuid in providers]
+        # VCPU free on b, DISK_GB on a (b's takes steps of 5), VGPU on b's
+        # tree; CUSTOM_X not by one unit: a tie that VCPU wins.
+        self.assertEqual('VCPU',
+                         placement_providers.probe_class(wanted, providers))
+        providers['a'].usages['VCPU'] = 0
+        self.assertEqual('VCPU',
+                         placement_providers.probe_class(wanted, providers))
+        providers['a'].usages['VCPU'] = 4
+        providers['b'].usages['VCPU'] = 4
+        self.assertEqual('DISK_GB',
+                         placement_providers.probe_class(wanted, providers))
+        self.assertEqual('VCPU',
+                         placement_providers.probe_class(wanted, {}))
+
+
+class TestParseProviderSummaries(base.BaseTestCase):
+
+    def test_captured_answer(self):
+        # Placement 16, GET /allocation_candidates?resources=VCPU:1 at
+        # 1.29 on the pci_placement test cloud (pgpu-1 and pgpu-2 with two
+        # PCI devices as children, one in use by a server, and cpu-1),
+        # and the GET /resource_providers/{uuid}/usages and traits of its
+        # providers, made right after.
+        body = _payload('placement-allocation-candidates-1.29.json')
+        per_provider = _payload(
+            'placement-allocation-candidates-per-provider.json')
+        parsed = placement_providers.parse_provider_summaries(body)
+        self.assertEqual(
+            {uuid: (read['usages']['usages'],
+                    frozenset(read['traits']['traits']))
+             for uuid, read in per_provider.items()}, parsed)
+        by_name = {per_provider[uuid]['name']: entry
+                   for uuid, entry in parsed.items()}
+        self.assertEqual({'VCPU': 8, 'MEMORY_MB': 16384, 'DISK_GB': 20},
+                         by_name['pgpu-1.example.org'][0])
+        self.assertEqual(
+            1, sum(by_name['pgpu-1.example.org_0000:%s:00.0' % bus][0][
+                'CUSTOM_PCI_10DE_20B0'] for bus in ('81', '82')))
+        self.assertEqual(
+            frozenset({'COMPUTE_MANAGED_PCI_DEVICE', 'OWNER_NOVA'}),
+            by_name['pgpu-2.example.org_0000:81:00.0'][1])
+
+    def test_unusable_entries_left_out(self):
+        good = {'resources': {'VGPU': {'capacity': 16, 'used': 2}},
+                'traits': ['CUSTOM_NVIDIA_11']}
+        empty = {'resources': {}, 'traits': []}
+        body = {'provider_summaries': {
+            'good': good, 'empty': empty,
+            'no-traits': {'resources': {}},
+            'no-resources': {'traits': []},
+            'negative': {'resources': {'VCPU': {'used': -1}},
+                         'traits': []},
+            'boolean': {'resources': {'VCPU': {'used': True}},
+                        'traits': []},
+            'no-used': {'resources': {'VCPU': {'capacity': 4}},
+                        'traits': []},
+            'odd': 'text'}}
+        self.assertEqual(
+            {'good': ({'VGPU': 2}, frozenset({'CUSTOM_NVIDIA_11'})),
+             'empty': ({}, frozenset())},
+            placement_providers.parse_provider_summaries(body))
+
+    def test_no_summaries(self):
+        for body in ({}, [], {'provider_summaries': []}):
+            self.assertRaises(placement_providers._Malformed,
+                              placement_providers.parse_provider_summaries,
+                              body)
 
 
 class TestHostState(PlacementSourceTestCase):
@@ -544,8 +816,9 @@ class TestProblems(PlacementSourceTestCase):
                       + snapshot.problems[1])
         self.assertIn('tree of 2 provider(s) skipped',
                       ' '.join(snapshot.problems))
-        # Not read at all: they cost no calls.
-        self.assertEqual(1 + 3 + 4, snapshot.api_calls)
+        # Not read at all: they cost no calls (the stale tree is in the
+        # allocation candidates, and left out).
+        self.assertEqual(1 + 1 + 1 + 4, snapshot.api_calls)
 
     def test_hypervisor_without_provider(self):
         ghost = _uuid('ghost')
@@ -601,7 +874,8 @@ class TestProblems(PlacementSourceTestCase):
         second = self.collect()
         self.assertEqual(first.problems, second.problems)
         self.assertIn('VGPU step_size is 0', second.problems[0])
-        # The root's usages only: the bad child waits for a new generation.
+        # Allocation candidates only (the root's usages): the bad child
+        # waits for a new generation.
         self.assertEqual(1 + 1 + 4, second.api_calls)
         self.cloud.providers[child]['inventories']['VGPU']['step_size'] = 1
         self.cloud.bump(child)
@@ -674,19 +948,19 @@ class TestProblems(PlacementSourceTestCase):
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         self.collect()
         self.cloud.bump(child)
-        traits = '/resource_providers/%s/traits' % child
-        self.client.bodies[traits] = openstack.CloudError('503')
+        inventories = '/resource_providers/%s/inventories' % child
+        self.client.bodies[inventories] = openstack.CloudError('503')
         self.assertRaises(openstack.CloudError, self.collect)
-        del self.client.bodies[traits]
+        del self.client.bodies[inventories]
         snapshot = self.collect()
-        self.assertEqual(1 + 1 + 3 + 4, snapshot.api_calls)
+        self.assertEqual(1 + 1 + 1 + 4, snapshot.api_calls)
         self.assertEqual(2, snapshot.hosts[0].providers[1].generation)
 
     def test_failed_first_refresh_caches_nothing(self):
         self.client.bodies['/os-aggregates'] = openstack.CloudError('503')
         self.assertRaises(openstack.CloudError, self.collect)
         del self.client.bodies['/os-aggregates']
-        self.assertEqual(1 + 3 + 4, self.collect().api_calls)
+        self.assertEqual(1 + 1 + 1 + 4, self.collect().api_calls)
 
 
 class TestGpuAggregates(PlacementSourceTestCase):
@@ -720,9 +994,9 @@ class TestGpuAggregates(PlacementSourceTestCase):
              ('gpu2.example.org', [model.GpuPool('V100', 4, used=1)])],
             [(h.node, h.gpu_pools) for h in snapshot.hosts])
         self.assertEqual(1, self.client.paths().count('/servers/detail'))
-        self.assertEqual(1 + 3 * 3 + 4 + 1, snapshot.api_calls)
+        self.assertEqual(1 + 1 + 3 + 4 + 1, snapshot.api_calls)
         # Servers are listed on every refresh: usage has no generation.
-        self.assertEqual(1 + 3 + 4 + 1, self.collect().api_calls)
+        self.assertEqual(1 + 1 + 4 + 1, self.collect().api_calls)
 
     def test_server_whose_flavor_cannot_be_read_is_a_problem(self):
         self.cloud.add_aggregate('v100', ['gpu1'],
@@ -804,10 +1078,11 @@ class TestCapturedPayloads(base.TestCase):
                 bodies['/resource_providers/%s/%s' % (uuid, what)] = (
                     _payload('placement-%s%s.json' % (prefix, what)))
         # Nova's flavors, services and aggregates: none.
+        # No allocation candidates either: both are read one by one.
         client = fakes.FakeClient(bodies, answer=FakeCloud().answer)
         snapshot = placement_source.PlacementSource(self.conf).collect(client)
         self.assertEqual([], snapshot.problems)
-        self.assertEqual(1 + 3 * 2 + 4, snapshot.api_calls)
+        self.assertEqual(1 + 1 + 3 * 2 + 4, snapshot.api_calls)
         host = snapshot.hosts[0]
         self.assertEqual(('compute1', 'compute1.example.org'),
                          (host.name, host.node))

@@ -18,7 +18,7 @@ nova.scheduler.filters.extra_specs_ops and of
 AggregateInstanceExtraSpecsFilter.
 """
 
-from flavor_exporter.capacity import extra_specs
+from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import model
 from flavor_exporter.tests import base
 
@@ -26,7 +26,8 @@ from flavor_exporter.tests import base
 class TestSpecMatches(base.BaseTestCase):
 
     def _check(self, value, requirement, expected):
-        self.assertIs(expected, extra_specs.spec_matches(value, requirement),
+        self.assertIs(expected,
+                      aggregate_filter.spec_matches(value, requirement),
                       '%r vs %r' % (value, requirement))
 
     def test_plain_value_is_equality(self):
@@ -142,22 +143,22 @@ class TestAggregateSpecs(base.BaseTestCase):
         }
         self.assertEqual({'gpu': 'true', 'ssd': 'true',
                           'group_policy': 'none'},
-                         extra_specs.aggregate_specs(specs))
+                         aggregate_filter.aggregate_specs(specs))
 
     def test_only_first_colon_is_the_scope(self):
         self.assertEqual(
             {'a:b': 'x'},
-            extra_specs.aggregate_specs(
+            aggregate_filter.aggregate_specs(
                 {'aggregate_instance_extra_specs:a:b': 'x'}))
 
     def test_scope_must_match_exactly(self):
-        self.assertEqual({}, extra_specs.aggregate_specs(
+        self.assertEqual({}, aggregate_filter.aggregate_specs(
             {'aggregate_instance_extra_specs_x:a': '1',
              'Aggregate_instance_extra_specs:a': '1'}))
 
     def test_empty(self):
-        self.assertEqual({}, extra_specs.aggregate_specs({}))
-        self.assertEqual({}, extra_specs.aggregate_specs(None))
+        self.assertEqual({}, aggregate_filter.aggregate_specs({}))
+        self.assertEqual({}, aggregate_filter.aggregate_specs(None))
 
 
 class TestHostAggregateMetadata(base.BaseTestCase):
@@ -172,15 +173,15 @@ class TestHostAggregateMetadata(base.BaseTestCase):
         ]
         self.assertEqual(
             {'gpu_type': {'a100', 'v100', 'l4'}, 'ssd': {'true', 'false'}},
-            extra_specs.host_aggregate_metadata(aggregates))
+            aggregate_filter.host_aggregate_metadata(aggregates))
 
     def test_empty_value_is_kept(self):
         aggregates = [model.Aggregate(name='a', metadata={'k': ''})]
         self.assertEqual({'k': {''}},
-                         extra_specs.host_aggregate_metadata(aggregates))
+                         aggregate_filter.host_aggregate_metadata(aggregates))
 
     def test_no_aggregates(self):
-        self.assertEqual({}, extra_specs.host_aggregate_metadata([]))
+        self.assertEqual({}, aggregate_filter.host_aggregate_metadata([]))
 
 
 class TestAggregateMetadataMatches(base.BaseTestCase):
@@ -188,9 +189,9 @@ class TestAggregateMetadataMatches(base.BaseTestCase):
     def _matches(self, specs, *metadata):
         aggregates = [model.Aggregate(name='agg%d' % i, metadata=m)
                       for i, m in enumerate(metadata)]
-        return extra_specs.aggregate_metadata_matches(
-            extra_specs.aggregate_specs(specs),
-            extra_specs.host_aggregate_metadata(aggregates))
+        return aggregate_filter.aggregate_metadata_matches(
+            aggregate_filter.aggregate_specs(specs),
+            aggregate_filter.host_aggregate_metadata(aggregates))
 
     def test_no_specs_pass(self):
         self.assertTrue(self._matches({}))

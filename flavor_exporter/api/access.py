@@ -1,0 +1,88 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""What one caller may read, decided once per request.
+
+With ``[DEFAULT] auth_strategy = keystone`` keystonemiddleware has
+authenticated the caller; the policies (flavor_exporter.policies) decide
+what the caller's roles and project may read. Without authentication
+(``noauth``, loopback deployments) everything is readable.
+"""
+
+from oslo_context import context
+from oslo_log import log
+from oslo_policy import policy
+import webob.exc
+
+from flavor_exporter.common import published as pub
+
+LOG = log.getLogger(__name__)
+
+ENVIRON_KEY = 'flavor_exporter.access'
+
+
+class Access:
+    """The caller's rights; unrestricted when enforcer is None."""
+
+    def __init__(self, enforcer=None, environ=None):
+        self._enforcer = enforcer
+        self._decided = {}
+        self.project_id = None
+        if enforcer is not None:
+            caller = context.RequestContext.from_environ(environ)
+            self.project_id = caller.project_id
+            self._credentials = caller.to_policy_values()
+
+    def may(self, rule):
+        """Whether policy rule allows the caller (decided once)."""
+        if self._enforcer is None:
+            return True
+        if rule not in self._decided:
+            try:
+                allowed = self._enforcer.enforce(rule, {}, self._credentials)
+            except policy.InvalidScope:
+                allowed = False
+            self._decided[rule] = bool(allowed)
+        return self._decided[rule]
+
+    def require(self, rule):
+        if not self.may(rule):
+            LOG.debug('Policy %s refused project %s', rule, self.project_id)
+            raise webob.exc.HTTPForbidden(
+                detail='Your role does not allow this (policy %s). Ask an '
+                       'administrator for a system reader token.' % rule)
+
+
+def of(request):
+    """The Access of a Pecan request (see hooks.AccessHook)."""
+    return request.environ[ENVIRON_KEY]
+
+
+def private_flavors(document):
+    """{flavor id: frozenset of project ids, or None} from pub.ACCESS."""
+    return {flavor_id: None if projects is None else frozenset(projects)
+            for flavor_id, projects in document.items()}
+
+
+def private_from_list(document):
+    """The same, unknown projects, from a v2 list (older workers)."""
+    return {f[pub.ID]: None for f in document[pub.FLAVORS]
+            if not f.get('is_public', True)}
+
+
+def may_see(private, flavor_id, project_id):
+    """Whether a project's member may see flavor_id."""
+    if flavor_id not in private:
+        return True
+    projects = private[flavor_id]
+    return projects is not None and project_id in projects

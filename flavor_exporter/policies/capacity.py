@@ -1,0 +1,88 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Who may read which capacity data.
+
+Any authenticated user reads the numbers of the flavors their project may
+use: public flavors, and private ones shared with their project. Per-host
+breakdowns name compute nodes and how full each is, the refresh status
+shows how the cloud is read, and private flavors are other projects'
+business: those need an administrator or a system reader.
+"""
+
+from oslo_policy import policy
+
+from flavor_exporter.policies import base
+
+PREFIX = 'capacity:'
+FLAVOR_LIST = PREFIX + 'flavor:list'
+FLAVOR_GET = PREFIX + 'flavor:get'
+ALL_FLAVORS = PREFIX + 'flavor:all_projects'
+HOSTS = PREFIX + 'flavor:hosts'
+STATUS = PREFIX + 'status:get'
+METRICS = PREFIX + 'metrics:get'
+
+_SCOPES = ['system', 'project']
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=FLAVOR_LIST,
+        check_str=base.ANY_AUTHENTICATED,
+        description='List the capacity of the flavors the caller may see.',
+        operations=[{'method': 'GET', 'path': '/v2/flavors'},
+                    {'method': 'GET', 'path': '/gpus/flavors'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=FLAVOR_GET,
+        check_str=base.ANY_AUTHENTICATED,
+        description='Show the capacity of one flavor the caller may see.',
+        operations=[{'method': 'GET', 'path': '/v2/flavors/{flavor}'},
+                    {'method': 'GET', 'path': '/gpus/flavors/{flavor_id}'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=ALL_FLAVORS,
+        check_str=base.ADMIN_OR_SYSTEM_READER,
+        description='See every private flavor, not only those shared with '
+                    'the caller\'s project.',
+        operations=[{'method': 'GET', 'path': '/v2/flavors'},
+                    {'method': 'GET', 'path': '/v2/flavors/{flavor}'},
+                    {'method': 'GET', 'path': '/gpus/flavors'},
+                    {'method': 'GET', 'path': '/gpus/flavors/{flavor_id}'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=HOSTS,
+        check_str=base.ADMIN_OR_SYSTEM_READER,
+        description='See the per-host breakdown of a flavor and the hosts '
+                    'excluded from it (compute node names and how full '
+                    'they are).',
+        operations=[{'method': 'GET', 'path': '/v2/flavors/{flavor}'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=STATUS,
+        check_str=base.ADMIN_OR_SYSTEM_READER,
+        description='Show how the worker last read the cloud: errors, '
+                    'problems, API calls.',
+        operations=[{'method': 'GET', 'path': '/v2/status'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=METRICS,
+        check_str=base.ADMIN_OR_SYSTEM_READER,
+        description='Scrape the Prometheus metrics (every flavor, private '
+                    'ones included).',
+        operations=[{'method': 'GET', 'path': '/metrics'}],
+        scope_types=_SCOPES),
+]
+
+
+def list_rules():
+    return rules

@@ -1,0 +1,201 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Authorization: what each caller may read (oslo.policy defaults).
+
+keystonemiddleware is not run here: the requests carry the headers it
+sets once a token is valid (roles, project, system scope), straight to
+the Pecan application. Real tokens are tested in
+tests/functional/test_keystone_auth.py.
+"""
+
+import datetime
+import os
+
+import fixtures
+from oslo_policy import generator
+import webtest
+
+from flavor_exporter.api import app
+from flavor_exporter.capacity import model
+from flavor_exporter.common import published as pub
+from flavor_exporter.tests import base as test_base
+from flavor_exporter.tests import sample_cloud as sample
+from flavor_exporter.tests.unit.api import base
+
+ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..')
+GENERATOR_CONF = 'etc/flavor-exporter/flavor-exporter-policy-generator.conf'
+SAMPLE = 'etc/flavor-exporter/policy.yaml.sample'
+
+MEMBER = {'roles': 'member,reader', 'project': 'proj-a'}
+OTHER_MEMBER = {'roles': 'member,reader', 'project': 'proj-b'}
+ADMIN = {'roles': 'admin,member,reader', 'project': 'admin-project'}
+SYSTEM_READER = {'roles': 'reader', 'system': 'all'}
+
+
+def private(flavor_id, name, projects, **specs):
+    return model.Flavor(flavor_id, name, vcpus=2, ram=4096, disk=10,
+                        is_public=False, projects=projects,
+                        extra_specs=specs)
+
+
+def flavors():
+    return sample.flavors() + [
+        private('p1', 'private.shared', ('proj-a',)),
+        private('p2', 'private.other', ('proj-b', 'proj-c')),
+        private('p3', 'private.unknown', None),
+        private('pg', 'gpu.private', ('proj-a',),
+                **{'pci_passthrough:alias': 'a100:1'}),
+    ]
+
+
+def ids(response, key='flavors', field='id'):
+    return sorted(f[field] for f in response.json[key])
+
+
+class PolicyTestCase(base.ApiTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.flags(auth_strategy='keystone')
+        self.publish(flavors())
+        self.pecan = webtest.TestApp(app.make_pecan_app(
+            app.make_reader(self.conf, self.store), self.conf))
+
+    def get(self, path, caller, status=200):
+        headers = {'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
+                   'X-Roles': caller['roles']}
+        if 'project' in caller:
+            headers['X-Project-Id'] = caller['project']
+        if 'system' in caller:
+            headers['OpenStack-System-Scope'] = caller['system']
+        return self.pecan.get(path, headers=headers, status=status)
+
+
+class TestMembers(PolicyTestCase):
+
+    PUBLIC = ['1', 'bad', 'g1', 'g2', 'index']
+
+    def test_list_has_public_and_shared_flavors(self):
+        self.assertEqual(sorted(self.PUBLIC + ['p1', 'pg']),
+                         ids(self.get('/v2/flavors/', MEMBER)))
+        self.assertEqual(sorted(self.PUBLIC + ['p2']),
+                         ids(self.get('/v2/flavors/', OTHER_MEMBER)))
+
+    def test_filters_apply_to_what_they_see(self):
+        self.assertEqual(['pg'], ids(self.get(
+            '/v2/flavors/?gpu=true&name=private', MEMBER)))
+        self.assertEqual([], ids(self.get(
+            '/v2/flavors/?gpu=true&name=private', OTHER_MEMBER)))
+        self.assertEqual(['p2'], ids(self.get(
+            '/v2/flavors/?gpu=false&name=private&availability_zone=az1',
+            OTHER_MEMBER)))
+
+    def test_other_projects_flavors_do_not_exist_for_them(self):
+        for key in ('p2', 'private.other', 'p3', 'private.unknown'):
+            response = self.get('/v2/flavors/' + key, MEMBER, status=404)
+            self.assertNotIn(b'private', response.body.replace(
+                key.encode(), b''))
+        self.assertEqual('p1', self.get('/v2/flavors/private.shared',
+                                        MEMBER).json['flavor']['id'])
+
+    def test_no_per_host_breakdown(self):
+        flavor = self.get('/v2/flavors/1', MEMBER).json['flavor']
+        self.assertNotIn('hosts', flavor)
+        self.assertNotIn('excluded_hosts', flavor)
+        self.assertEqual((8, 7), (flavor['total'], flavor['available']))
+
+    def test_no_status_and_no_metrics(self):
+        for path in ('/v2/status', '/metrics'):
+            response = self.get(path, MEMBER, status=403)
+            self.assertEqual(403, response.json['error']['code'])
+            self.assertIn('system reader', response.json['error']['message'])
+
+    def test_legacy_routes_follow_the_same_rules(self):
+        self.assertEqual(['g1', 'g2', 'pg'], ids(
+            self.get('/gpus/flavors', MEMBER),
+            field='flavor_openstack_id'))
+        self.assertEqual(['g1', 'g2'], ids(
+            self.get('/gpus/flavors/', OTHER_MEMBER),
+            field='flavor_openstack_id'))
+        self.get('/gpus/flavors/pg', MEMBER)
+        response = self.get('/gpus/flavors/pg', OTHER_MEMBER, status=404)
+        self.assertEqual(b'{"message":"Unknown flavor id!"}', response.body)
+
+    def test_a_project_without_private_flavors(self):
+        nobody = {'roles': 'member,reader', 'project': 'proj-z'}
+        self.assertEqual(self.PUBLIC, ids(self.get('/v2/flavors/', nobody)))
+
+    def test_data_of_an_older_worker_hides_every_private_flavor(self):
+        docs, pointer = sample.documents(flavors())
+        del docs[pub.ACCESS]
+        self.store.publish(docs, pointer, datetime.datetime.now(
+            datetime.timezone.utc))
+        self.flags(group='api', generation_check_interval=0)
+        self.assertEqual(self.PUBLIC, ids(self.get('/v2/flavors/', MEMBER)))
+
+
+class TestReaders(PolicyTestCase):
+
+    EVERY = ['1', 'bad', 'g1', 'g2', 'index', 'p1', 'p2', 'p3', 'pg']
+
+    def test_admin_and_system_reader_see_everything(self):
+        for caller in (ADMIN, SYSTEM_READER):
+            self.assertEqual(self.EVERY,
+                             ids(self.get('/v2/flavors/', caller)))
+            flavor = self.get('/v2/flavors/p3', caller).json['flavor']
+            self.assertIn('hosts', flavor)
+            self.assertIn('excluded_hosts', flavor)
+            self.get('/v2/status', caller)
+            self.assertIn(b'flavor_exporter_flavor_available{flavor_id="p2"',
+                          self.get('/metrics', caller).body)
+
+    def test_project_reader_is_a_member_here(self):
+        reader = {'roles': 'reader', 'project': 'proj-b'}
+        self.assertEqual(ids(self.get('/v2/flavors/', OTHER_MEMBER)),
+                         ids(self.get('/v2/flavors/', reader)))
+        self.get('/v2/status', reader, status=403)
+
+    def test_operator_policy_file_wins(self):
+        policy_file = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                                   'policy.yaml')
+        with open(policy_file, 'w') as f:
+            f.write('"capacity:flavor:hosts": "role:member"\n')
+        self.flags(group='oslo_policy', policy_file=policy_file)
+        self.pecan = webtest.TestApp(app.make_pecan_app(
+            app.make_reader(self.conf, self.store), self.conf))
+        self.assertIn('hosts', self.get('/v2/flavors/1',
+                                        MEMBER).json['flavor'])
+
+
+class TestNoAuth(PolicyTestCase):
+
+    def test_everything_readable_without_authentication(self):
+        self.flags(auth_strategy='noauth')
+        self.assertEqual(TestReaders.EVERY,
+                         ids(self.app.get('/v2/flavors/')))
+        self.assertIn('hosts', self.app.get('/v2/flavors/p1').json['flavor'])
+
+
+class TestPolicySample(test_base.BaseTestCase):
+    """The checked-in policy sample must be what the generator makes."""
+
+    def test_sample_is_up_to_date(self):
+        output = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                              'policy.yaml')
+        generator.generate_sample(args=[
+            '--config-file', os.path.join(ROOT, GENERATOR_CONF),
+            '--output-file', output])
+        with open(output) as fresh, open(os.path.join(ROOT, SAMPLE)) as old:
+            self.assertEqual(fresh.read(), old.read(),
+                             'Run "tox -e genpolicy" and commit %s' % SAMPLE)
