@@ -187,5 +187,8 @@ class BrokenBackend(cache.MemoryBackend):
     def get(self, key):
         raise cache.CacheError('memcached is gone')
 
+    def gets_replica(self, replica, key):
+        raise cache.CacheError('memcached is gone')
+
     def set_many(self, values, ttl):
         raise cache.CacheError('memcached is gone')
