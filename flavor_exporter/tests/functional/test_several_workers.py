@@ -55,7 +55,6 @@ class TestSeveralWorkers(test_commands.CommandsTestCase):
         self.config = self.write_config(lines=[
             '[document_cache]',
             'memcache_servers = %s' % ','.join(addresses),
-            'socket_timeout = 0.5',
             '[worker]',
             'refresh_interval = %d' % INTERVAL,
             '[coordination]',

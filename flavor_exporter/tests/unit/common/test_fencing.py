@@ -104,7 +104,7 @@ class TestFencingOnMemcached(FencingTests, base.BaseTestCase):
 
     def make_backend(self, dead_retry=5):
         backend = cache.MemcachedBackend(
-            [s.servers[0] for s in self.servers], socket_timeout=0.5,
+            [s.servers[0] for s in self.servers], socket_timeout=5,
             dead_retry=dead_retry)
         self.addCleanup(backend.close)
         return backend
