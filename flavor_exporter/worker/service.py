@@ -79,6 +79,14 @@ class WorkerService(service.Service):
 
     def tick(self):
         """Refresh when leading and due; seconds until the next tick."""
+        try:
+            return self._tick()
+        except Exception:
+            # The timer's boundary: the worker must keep ticking.
+            LOG.exception('Worker tick failed; trying again')
+            return self._conf.coordination.check_interval
+
+    def _tick(self):
         interval = self._conf.coordination.check_interval
         if not self.leadership.leads():
             self._leads = False
