@@ -131,6 +131,8 @@ class MemcachedBackend:
 
     def _replica(self, replica, operation, key, *args, **kwargs):
         if self._clock() < self._dead_until.get(replica, 0):
+            # HashClient may have put it back in its ring already.
+            self._drop_from_ring(replica)
             raise CacheError('memcached %s is marked dead for up to %ds'
                              % (replica, self._dead_retry))
         call = getattr(self._replicas[replica], operation)
@@ -150,12 +152,18 @@ class MemcachedBackend:
 
     def _mark_dead(self, replica):
         self._dead_until[replica] = self._clock() + self._dead_retry
+        self._drop_from_ring(replica)
+
+    def _drop_from_ring(self, replica):
         # The hashed keys go to the other servers from now on, until
         # dead_retry brings it back, instead of failing the next reads
         # too. HashClient only offers this through its failure records.
         address = self._replicas[replica].server
         ring = self._client
-        if address not in ring._dead_clients:
+        if address in ring._dead_clients:
+            # Out already: not back before dead_retry from now.
+            ring._dead_clients[address] = time.time()
+        else:
             ring._failed_clients.setdefault(
                 address, {'failed_time': time.time(), 'attempts': 0})
             ring.remove_server(address)
