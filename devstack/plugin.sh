@@ -25,6 +25,10 @@ function configure_flavor_exporter {
         "$FLAVOR_EXPORTER_REFRESH_INTERVAL"
     iniset "$FLAVOR_EXPORTER_CONF" document_cache memcache_servers \
         "$SERVICE_HOST:11211"
+    if [[ -n "$FLAVOR_EXPORTER_COORDINATION_URL" ]]; then
+        iniset "$FLAVOR_EXPORTER_CONF" coordination backend_url \
+            "$FLAVOR_EXPORTER_COORDINATION_URL"
+    fi
 
     # The worker reads the whole cloud: it needs an admin identity.
     iniset "$FLAVOR_EXPORTER_CONF" openstack auth_type password

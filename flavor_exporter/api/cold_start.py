@@ -17,8 +17,9 @@ A computation reads the whole cloud, so it must never run once per
 waiting request: one request computes, concurrent ones wait for that same
 run and share its outcome, and after a failure nothing is tried again for
 ``[api] retry_after`` seconds (those requests get the usual 503). The
-guard is per process; the worker remains the normal way to fill the
-cache. What to run is handed in by the entry points (see
+guard here is per process; the refresh handed in also takes a lock in
+the cache, so that one process of all computes. The worker remains the
+normal way to fill the cache. What to run is handed in by the entry points (see
 worker/on_miss.py): the API does not import the worker.
 """
 

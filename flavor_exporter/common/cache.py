@@ -15,11 +15,19 @@
 
 Both store bytes only (never pickles) and raise CacheError on failure, so
 callers decide what a cache outage means for them.
+
+Besides the hashed keys, both offer "replicas": the small entries that
+must survive the loss of one memcached server (the pointer to the
+published generation) are written to every server, each copy by
+compare-and-set (gets/cas, or add when absent), so that two publishers
+cannot overwrite each other unnoticed. memcached has no transaction over
+several servers: the store decides what the copies mean.
 """
 
 import threading
 import time
 
+from pymemcache.client import base as memcache_base
 from pymemcache.client import hash as memcache_hash
 from pymemcache import exceptions as memcache_exc
 
@@ -35,13 +43,22 @@ def _server_address(server):
     return host.strip('[]'), int(port)
 
 
+_ERRORS = (memcache_exc.MemcacheError, OSError)
+
+
 class MemcachedBackend:
-    """memcached through pymemcache's pooled, thread-safe HashClient."""
+    """memcached through pymemcache's pooled, thread-safe HashClient.
+
+    The replica operations talk to each server through a client of its
+    own; a server that failed is skipped for dead_retry seconds, so that a
+    dead server costs a reader at most one socket_timeout per dead_retry.
+    """
 
     def __init__(self, servers, socket_timeout=1.0, pool_maxsize=16,
-                 dead_retry=5):
+                 dead_retry=5, clock=time.monotonic):
+        addresses = [_server_address(s) for s in servers]
         self._client = memcache_hash.HashClient(
-            [_server_address(s) for s in servers],
+            addresses,
             use_pooling=True,
             max_pool_size=pool_maxsize,
             connect_timeout=socket_timeout,
@@ -50,6 +67,16 @@ class MemcachedBackend:
             dead_timeout=dead_retry,
             ignore_exc=False,
             default_noreply=False)
+        self.replicas = ['%s:%d' % address for address in addresses]
+        self._replicas = {
+            name: memcache_base.PooledClient(
+                address, connect_timeout=socket_timeout,
+                timeout=socket_timeout, max_pool_size=pool_maxsize,
+                default_noreply=False)
+            for name, address in zip(self.replicas, addresses)}
+        self._dead_retry = dead_retry
+        self._dead_until = {}
+        self._clock = clock
 
     def get(self, key):
         try:
@@ -74,8 +101,13 @@ class MemcachedBackend:
 
     def set_many(self, values, ttl):
         try:
-            failed = self._client.set_many(values, expire=ttl,
-                                           noreply=False)
+            try:
+                failed = self._client.set_many(values, expire=ttl,
+                                               noreply=False)
+            except memcache_exc.MemcacheUnexpectedCloseError:
+                # A server restarted since the last write: once more.
+                failed = self._client.set_many(values, expire=ttl,
+                                               noreply=False)
         except (memcache_exc.MemcacheError, OSError) as exc:
             raise CacheError('memcached set: %s' % exc) from exc
         if failed:
@@ -87,27 +119,112 @@ class MemcachedBackend:
                              '(its server does not answer)'
                              % (len(failed), len(values)))
 
+    def add(self, key, value, ttl):
+        """Store value only if key is absent; True when stored."""
+        try:
+            return bool(self._client.add(key, value, expire=ttl,
+                                         noreply=False))
+        except _ERRORS as exc:
+            raise CacheError('memcached add: %s' % exc) from exc
+
+    def delete(self, key):
+        try:
+            self._client.delete(key, noreply=False)
+        except _ERRORS as exc:
+            raise CacheError('memcached delete: %s' % exc) from exc
+
+    def _replica(self, replica, operation, key, *args, **kwargs):
+        if self._clock() < self._dead_until.get(replica, 0):
+            # HashClient may have put it back in its ring already.
+            self._drop_from_ring(replica)
+            raise CacheError('memcached %s is marked dead for up to %ds'
+                             % (replica, self._dead_retry))
+        call = getattr(self._replicas[replica], operation)
+        try:
+            try:
+                result = call(key, *args, **kwargs)
+            except memcache_exc.MemcacheUnexpectedCloseError:
+                # A pooled connection to a server that restarted: the
+                # pool dropped it, a new one finds the server.
+                result = call(key, *args, **kwargs)
+        except _ERRORS as exc:
+            self._mark_dead(replica)
+            # No key names: the message reaches API clients.
+            raise CacheError('memcached %s %s: %s'
+                             % (replica, operation, exc)) from exc
+        self._dead_until.pop(replica, None)
+        return result
+
+    def _mark_dead(self, replica):
+        self._dead_until[replica] = self._clock() + self._dead_retry
+        self._drop_from_ring(replica)
+
+    def _drop_from_ring(self, replica):
+        # The hashed keys go to the other servers from now on, until
+        # dead_retry brings it back, instead of failing the next reads
+        # too. HashClient only offers this through its failure records.
+        address = self._replicas[replica].server
+        ring = self._client
+        if address in ring._dead_clients:
+            # Out already: not back before dead_retry from now.
+            ring._dead_clients[address] = time.time()
+        else:
+            ring._failed_clients.setdefault(
+                address, {'failed_time': time.time(), 'attempts': 0})
+            ring.remove_server(address)
+
+    def gets_replica(self, replica, key):
+        """(value, token) of key on one server; (None, None) if absent."""
+        return self._replica(replica, 'gets', key)
+
+    def cas_replica(self, replica, key, value, token, ttl):
+        """Store value on one server if key still has token.
+
+        token None: store only if key is absent. True when stored.
+        """
+        if token is None:
+            return bool(self._replica(replica, 'add', key, value,
+                                      expire=ttl, noreply=False))
+        return bool(self._replica(replica, 'cas', key, value, token,
+                                  expire=ttl, noreply=False))
+
     def close(self):
-        self._client.quit()
+        for client in [self._client, *self._replicas.values()]:
+            try:
+                client.quit()
+            except _ERRORS:
+                pass  # a dead server: nothing to close
 
 
 class MemoryBackend:
     """A dict with expiry, for flavor-exporter-all and tests."""
 
+    replicas = ['memory']
+
     def __init__(self):
         self._items = {}
         self._lock = threading.Lock()
+        # Compare-and-set tokens: a counter bumped by every write.
+        self._writes = 0
 
     def get(self, key):
         with self._lock:
-            item = self._items.get(key)
-            if item is None:
-                return None
-            value, expires = item
-            if expires and expires < time.monotonic():
-                del self._items[key]
-                return None
-            return value
+            return self._get(key)[0]
+
+    def _get(self, key):
+        item = self._items.get(key)
+        if item is None:
+            return None, None
+        value, expires, token = item
+        if expires and expires < time.monotonic():
+            del self._items[key]
+            return None, None
+        return value, token
+
+    def _put(self, key, value, ttl):
+        self._writes += 1
+        expires = time.monotonic() + ttl if ttl else 0
+        self._items[key] = (value, expires, self._writes)
 
     def get_many(self, keys):
         found = {key: self.get(key) for key in keys}
@@ -120,10 +237,31 @@ class MemoryBackend:
                 self._items.pop(key, None)
 
     def set_many(self, values, ttl):
-        expires = time.monotonic() + ttl if ttl else 0
         with self._lock:
             for key, value in values.items():
-                self._items[key] = (value, expires)
+                self._put(key, value, ttl)
+
+    def add(self, key, value, ttl):
+        with self._lock:
+            if self._get(key)[0] is not None:
+                return False
+            self._put(key, value, ttl)
+            return True
+
+    def delete(self, key):
+        with self._lock:
+            self._items.pop(key, None)
+
+    def gets_replica(self, replica, key):
+        with self._lock:
+            return self._get(key)
+
+    def cas_replica(self, replica, key, value, token, ttl):
+        with self._lock:
+            if self._get(key)[1] != token:
+                return False
+            self._put(key, value, ttl)
+            return True
 
     def close(self):
         pass

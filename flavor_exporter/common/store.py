@@ -28,6 +28,21 @@ written again before they would expire. What it knows of earlier
 generations it reads back from the cache when it starts, so a restarted
 worker, or another machine's, carries on where the last one stopped.
 
+Several workers may publish (one leads, see flavor_exporter.worker.
+leadership, but a leader paused past its lease still believes it leads),
+so moving the pointer is conditional: the pointer carries a sequence that
+only grows, and a publisher replaces it only while it still holds the
+sequence the publisher based its work on (compare-and-set), or adds it
+where it is absent. A publisher that finds a newer sequence raises
+Superseded and its refresh is dropped; its parts are never pointed at.
+
+The pointer is small and written to every memcached server (a "replica",
+see flavor_exporter.common.cache); readers take the copy with the highest
+sequence, so losing one server loses no answer. The parts are spread over
+the servers by hashing: when a server is lost, or comes back empty, the
+publisher notices its copy of the pointer is missing and writes every
+part again (the cache's client hashes them onto the servers it has).
+
 The status entry is separate: it records the last attempt, good or bad,
 without touching published data.
 """
@@ -47,6 +62,36 @@ CacheError = cache.CacheError
 
 class MissingData(CacheError):
     """A part the pointer leads to is not in the cache (evicted, lost)."""
+
+
+class Superseded(CacheError):
+    """Another publisher moved the pointer past this work's base."""
+
+    def __init__(self, base_sequence, newer_sequence):
+        super().__init__(
+            'another worker published generation %s while this one worked '
+            'from generation %s; this result is dropped, nothing of it is '
+            'served' % (newer_sequence if newer_sequence is not None
+                        else 'concurrently', base_sequence))
+        self.newer_sequence = newer_sequence
+
+
+def _sequence(pointer):
+    return pointer.get(pub.SEQUENCE, 0) if pointer else 0
+
+
+def _newest(pointers):
+    """The pointer with the highest sequence (the first of equals)."""
+    newest = None
+    for pointer in pointers:
+        if pointer is not None and (newest is None or
+                                    _sequence(pointer) > _sequence(newest)):
+            newest = pointer
+    return newest
+
+
+# publish(base=...) left out: the newest pointer when publishing starts.
+_NEWEST = object()
 
 
 class _Generation:
@@ -76,6 +121,8 @@ class DocumentStore:
         self._published = None
         # Part name -> when this process last wrote it.
         self._written = {}
+        # The replicas that held this publisher's last pointer.
+        self._holding = None
 
     @classmethod
     def from_conf(cls, conf):
@@ -88,17 +135,28 @@ class DocumentStore:
 
     # Publishing
 
-    def publish(self, documents, pointer, collected_at, rewrite=False):
+    def publish(self, documents, pointer, collected_at, rewrite=False,
+                base=_NEWEST):
         """Store documents ({name: bytes with stamps}), then point at them.
 
         pointer: the refresh's fields (published.pointer()); the store
         adds GENERATION, SEQUENCE and MANIFEST. rewrite writes every part
-        again, for a cache that lost them. Returns the new pointer.
-        Raises CacheError, in which case readers still see the old one.
+        again, for a cache that lost them. base: the pointer (or None when
+        the cache was cold) current when the work began; the pointer is
+        only moved if nothing newer was published since. Returns the new
+        pointer. Raises Superseded when something newer was, CacheError
+        when the cache failed; in both cases readers still see the old
+        pointer.
         """
-        history = self._history()
+        copies = self._pointer_copies()
+        published = _newest(pointer for pointer, _ in copies.values())
+        if base is _NEWEST:
+            base = published
+        if _sequence(published) > _sequence(base):
+            # Fenced before writing anything.
+            raise Superseded(_sequence(base), _sequence(published))
+        history = self._history(published)
         if history:
-            published = self.current()
             if published is None:
                 # memcached restarted: nothing of ours is left.
                 rewrite = True
@@ -106,7 +164,12 @@ class DocumentStore:
                     history[-1].pointer[pub.GENERATION]:
                 # Another publisher took over: carry on from its data.
                 self._published = None
-                history = self._history()
+                history = self._history(published)
+        if self._holding is not None and \
+                self._holders(copies, published) != self._holding:
+            # A server was lost or came back empty: the parts it held
+            # are gone, the others hold the rest.
+            rewrite = True
         last = history[-1] if history else None
         changed_at = pub.epoch(pub.iso_timestamp(collected_at))
         now = self._clock()
@@ -123,15 +186,93 @@ class DocumentStore:
         self._write(writes, now)
         pointer = dict(pointer, **{
             pub.GENERATION: uuid.uuid4().hex,
-            pub.SEQUENCE: last.pointer.get(pub.SEQUENCE, 0) + 1 if last
-            else 1,
+            # Never backwards, even from a cache that forgot everything.
+            pub.SEQUENCE: max(_sequence(base),
+                              _sequence(last.pointer if last else None)) + 1,
             pub.MANIFEST: list(manifest)})
-        self._set(pub.POINTER_NAME, pointer)
+        self._swap_pointer(_sequence(base), pointer)
         self._forget(history, _Generation(pointer, entries))
         LOG.debug('Published generation %d: %d parts written for %d '
                   'documents', pointer[pub.SEQUENCE], len(writes),
                   len(entries))
         return pointer
+
+    def lost_parts(self, pointer):
+        """True when pointer is current but a server lost its share.
+
+        A memcached server that restarted, or is lost, took its part of
+        the parts and its copy of the pointer with it; the parts have to
+        be written again. pointer: one this publisher published.
+        """
+        copies = self._pointer_copies()
+        published = _newest(copy for copy, _ in copies.values())
+        return (published is not None and
+                published[pub.GENERATION] == pointer[pub.GENERATION] and
+                self._holders(copies, published) != self._holding)
+
+    @staticmethod
+    def _holders(copies, published):
+        return frozenset(
+            replica for replica, (pointer, _) in copies.items()
+            if published is not None and pointer is not None and
+            pointer[pub.GENERATION] == published[pub.GENERATION])
+
+    def _pointer_copies(self):
+        """{replica: (pointer or None, token)} of the servers answering.
+
+        Raises CacheError when none answers.
+        """
+        key = self._key(pub.POINTER_NAME)
+        copies = {}
+        error = None
+        for replica in self._backend.replicas:
+            try:
+                raw, token = self._backend.gets_replica(replica, key)
+            except CacheError as exc:
+                error = exc
+                continue
+            copies[replica] = (pub.decode(raw), token)
+        if not copies:
+            raise error
+        return copies
+
+    def _swap_pointer(self, base_sequence, pointer):
+        """Write pointer on every replica still at base_sequence or older.
+
+        The replicas are taken in the configured order, the same for every
+        publisher, so the first one that answers decides between two
+        publishers that race from the same base.
+        """
+        key = self._key(pub.POINTER_NAME)
+        body = pub.encode(pointer)
+        written = set()
+        error = None
+        for replica in self._backend.replicas:
+            try:
+                raw, token = self._backend.gets_replica(replica, key)
+                held = pub.decode(raw)
+                if _sequence(held) > base_sequence:
+                    raise Superseded(base_sequence, _sequence(held))
+                if not self._backend.cas_replica(replica, key, body, token,
+                                                 self._ttl):
+                    raise Superseded(base_sequence, None)
+            except Superseded:
+                if written:
+                    LOG.warning('Two workers published from generation %d '
+                                'at once; readers take the first server\'s '
+                                'copy', base_sequence)
+                raise
+            except CacheError as exc:
+                error = exc
+                continue
+            written.add(replica)
+        if not written:
+            raise error
+        if error is not None:
+            LOG.info('Published generation %d without the pointer copy '
+                     'on a memcached server that failed: %s',
+                     pointer[pub.SEQUENCE], error)
+        self._holding = frozenset(written)
 
     def _stored(self, content, known, changed_at, now, rewrite, writes):
         """The Entry of content; the parts to write go into writes.
@@ -150,11 +291,15 @@ class DocumentStore:
         writes.update(zip(entry.part_names(), parts))
         return entry
 
-    def _history(self):
+    def _history(self, pointer):
+        """What this publisher knows of the last generations.
+
+        pointer: the current one, read back when the publisher knows
+        nothing yet.
+        """
         if self._published is None:
             self._published = []
             try:
-                pointer = self.current()
                 if pointer is not None:
                     self._published = [_Generation(
                         pointer, self.manifest(pointer))]
@@ -185,7 +330,16 @@ class DocumentStore:
             self._written[name] = now
 
     def _forget(self, history, generation):
-        """Delete what only the generation before the previous used."""
+        """Delete what only the generation before the previous used.
+
+        Safe with several publishers: the pointer only moves from the
+        generation its publisher based its work on, so the generations
+        form one line, and a publisher that takes over carries on from
+        the current generation's parts. A part only the generation before
+        the previous used is in neither of the two newest, and a newer
+        generation names new content by the time it was first seen, later
+        than the deleted part's.
+        """
         history.append(generation)
         if len(history) > 2:
             oldest = history.pop(0)
@@ -204,8 +358,13 @@ class DocumentStore:
     # Reading
 
     def current(self):
-        """The pointer of the published generation, or None if cold."""
-        return self._get(pub.POINTER_NAME)
+        """The pointer of the published generation, or None if cold.
+
+        The copy with the highest sequence among the servers that answer;
+        raises CacheError when none does.
+        """
+        return _newest(pointer
+                       for pointer, _ in self._pointer_copies().values())
 
     def manifest(self, pointer):
         """{document name: Entry} of the generation pointer names.
@@ -243,6 +402,22 @@ class DocumentStore:
 
     def status(self):
         return self._get(pub.STATUS_NAME)
+
+    # A lock for work that must run once across processes
+
+    def try_lock(self, name, ttl):
+        """True when this caller took lock name; it expires after ttl s.
+
+        Raises CacheError when the cache cannot tell.
+        """
+        return self._backend.add(self._key('lock/' + name),
+                                 pub.encode(uuid.uuid4().hex), ttl)
+
+    def locked(self, name):
+        return self._backend.get(self._key('lock/' + name)) is not None
+
+    def unlock(self, name):
+        self._backend.delete(self._key('lock/' + name))
 
     def _set(self, name, value):
         self._backend.set_many({self._key(name): pub.encode(value)},

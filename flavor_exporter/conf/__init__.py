@@ -18,6 +18,7 @@ from oslo_config import cfg
 from flavor_exporter.conf import api
 from flavor_exporter.conf import cache
 from flavor_exporter.conf import capacity
+from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
 from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
@@ -31,4 +32,5 @@ worker.register_opts(CONF)
 cache.register_opts(CONF)
 openstack.register_opts(CONF)
 capacity.register_opts(CONF)
+coordination.register_opts(CONF)
 pci.register_opts(CONF)

@@ -38,9 +38,11 @@ opts = [
                help='Listen queue size of the API socket.'),
     cfg.BoolOpt('compute_on_miss', default=False,
                 help='When the cache holds no data yet, compute it in the '
-                     'API process (one computation at a time, shared by all '
-                     'waiting requests) instead of answering 503. Costs '
-                     'API calls to the cloud from the API process.'),
+                     'API process instead of answering 503: one '
+                     'computation across all API processes and machines '
+                     '(a lock in memcached), shared by all waiting '
+                     'requests. Costs API calls to the cloud from the API '
+                     'process.'),
     cfg.IntOpt('retry_after', default=30, min=1,
                help='Seconds put in the Retry-After header of a 503 '
                     'answered while the cache is cold.'),

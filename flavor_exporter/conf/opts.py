@@ -21,12 +21,14 @@ from oslo_log import log
 from flavor_exporter.conf import api
 from flavor_exporter.conf import cache
 from flavor_exporter.conf import capacity
+from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
 from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
 from flavor_exporter.conf import worker
 
-_MODULES = (default, api, worker, cache, openstack, capacity, pci)
+_MODULES = (default, api, worker, coordination, cache, openstack,
+            capacity, pci)
 
 
 def list_opts():
@@ -38,6 +40,6 @@ def list_opts():
 def set_defaults():
     """Defaults of library options that suit this service."""
     log.set_defaults(default_log_levels=log.get_default_log_levels() + [
-        'openstack=WARNING', 'pymemcache=WARNING',
+        'openstack=WARNING', 'pymemcache=WARNING', 'tooz=WARNING',
         # Its discovery warning repeats what the refresh's ERROR says.
         'keystoneauth.identity.generic.base=ERROR'])

@@ -32,6 +32,7 @@ from flavor_exporter.common import config
 from flavor_exporter.common import failures
 from flavor_exporter.common import openstack
 from flavor_exporter.common import published as pub
+from flavor_exporter.common import store
 from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import placement_source
 
@@ -93,6 +94,7 @@ class Refresher:
         self._options = (engine_options(conf) if options is None
                          else options)
         self._last_documents = None
+        self._last_published = None
         self._status = pub.initial_status()
 
     @property
@@ -115,11 +117,19 @@ class Refresher:
         started = time.monotonic()
         self._status[pub.LAST_ATTEMPT_AT] = pub.iso_timestamp(_now())
         try:
+            # What the result may replace: if another worker publishes
+            # meanwhile, this result is older than its and is dropped.
+            base = self._store.current()
             report = self.compute()
             documents, pointer = render.documents(report)
             pointer[pub.DURATION] = round(
                 time.monotonic() - started, 3)
-            self._store.publish(documents, pointer, report.collected_at)
+            published = self._store.publish(
+                documents, pointer, report.collected_at, base=base)
+        except store.Superseded as exc:
+            # Not a failure of this worker: the status is the other's.
+            LOG.warning('Refresh dropped: %s', exc)
+            return False
         except Exception as exc:
             # The boundary of the periodic task: whatever went wrong, the
             # last good generation stays published and the worker lives on.
@@ -137,6 +147,7 @@ class Refresher:
             self._record(started, error=message)
             return False
         self._last_documents = (documents, pointer, report.collected_at)
+        self._last_published = published
         self._status['collect'] = getattr(self._source, 'last_stats', None)
         # What the refresh skipped or could not read, for /v2/status: the
         # published numbers are only as good as these lines allow.
@@ -176,12 +187,20 @@ class Refresher:
         if self._last_documents is None:
             return False
         try:
-            if self._store.current() is not None:
+            current = self._store.current()
+            if current is None:
+                base = None
+            elif self._store.lost_parts(self._last_published):
+                base = current
+            else:
                 return False
             documents, pointer, collected_at = self._last_documents
-            self._store.publish(documents, pointer, collected_at,
-                                rewrite=True)
+            self._last_published = self._store.publish(
+                documents, pointer, collected_at, rewrite=True, base=base)
             self._store.write_status(self._status)
+        except store.Superseded as exc:
+            LOG.debug('Not published again: %s', exc)
+            return False
         except cache.CacheError as exc:
             LOG.debug('Cache still unavailable: %s', exc)
             return False

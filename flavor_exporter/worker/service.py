@@ -12,18 +12,27 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The worker as an oslo.service Service: refresh on a fixed timer."""
+"""The worker as an oslo.service Service: refresh on a fixed timer.
+
+With several workers only the leader refreshes (see leadership.py); the
+others check each [coordination] check_interval whether they lead now.
+"""
+
+import time
 
 from oslo_log import log
 from oslo_service import service
 
+from flavor_exporter.common import cache
+from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.worker import leadership
 from flavor_exporter.worker import refresh
 
 LOG = log.getLogger(__name__)
 
 # How often the cache is checked for lost data (a memcached restart);
-# one cheap get.
+# one cheap get per server.
 CACHE_CHECK_INTERVAL = 10
 
 
@@ -34,26 +43,75 @@ class WorkerService(service.Service):
     refresh.engine_options, which refuses a bad [pci] alias.
     """
 
-    def __init__(self, conf, options):
+    def __init__(self, conf, options, clock=time.monotonic,
+                 wall_clock=time.time):
         super().__init__()
         self._conf = conf
         self._options = options
+        self._clock = clock
+        self._wall_clock = wall_clock
         self.refresher = None
+        self.leadership = None
+        self._store = None
+        self._leads = False
+        self._next_refresh = 0
+        self._next_check = 0
 
     def start(self):
         super().start()
         # Clients are made here, after the launcher forked this process:
         # sockets must not be shared with the parent.
-        self.refresher = refresh.Refresher(
-            self._conf, store.DocumentStore.from_conf(self._conf),
-            options=self._options)
-        interval = self._conf.worker.refresh_interval
-        LOG.info('Refreshing capacity data every %d seconds', interval)
-        # stop_on_exception=False: one failed refresh must not end them all.
-        self.tg.add_timer_args(interval, self.refresher.refresh,
-                               initial_delay=self._conf.worker.initial_delay,
-                               stop_on_exception=False)
-        self.tg.add_timer_args(CACHE_CHECK_INTERVAL,
-                               self.refresher.ensure_published,
-                               initial_delay=CACHE_CHECK_INTERVAL,
-                               stop_on_exception=False)
+        self._store = store.DocumentStore.from_conf(self._conf)
+        self.refresher = refresh.Refresher(self._conf, self._store,
+                                           options=self._options)
+        self.leadership = leadership.Leadership.from_conf(self._conf)
+        LOG.info('Refreshing capacity data every %d seconds when this '
+                 'worker leads', self._conf.worker.refresh_interval)
+        # stop_on_exception=False: one failed tick must not end them all.
+        self.tg.add_dynamic_timer_args(
+            self.tick, initial_delay=self._conf.worker.initial_delay,
+            stop_on_exception=False)
+
+    def stop(self, graceful=False):
+        if self.leadership is not None:
+            self.leadership.stop()
+        super().stop(graceful)
+
+    def tick(self):
+        """Refresh when leading and due; seconds until the next tick."""
+        try:
+            return self._tick()
+        except Exception:
+            # The timer's boundary: the worker must keep ticking.
+            LOG.exception('Worker tick failed; trying again')
+            return self._conf.coordination.check_interval
+
+    def _tick(self):
+        interval = self._conf.coordination.check_interval
+        if not self.leadership.leads():
+            self._leads = False
+            return interval
+        now = self._clock()
+        if not self._leads:
+            # Just took over: the last leader's data may still be fresh.
+            self._leads = True
+            self._next_refresh = now + self._published_for_another()
+        if now >= self._next_refresh:
+            self._next_refresh = now + self._conf.worker.refresh_interval
+            self.refresher.refresh()
+        elif now >= self._next_check:
+            self._next_check = now + CACHE_CHECK_INTERVAL
+            self.refresher.ensure_published()
+        return max(0, min(interval, self._next_refresh - self._clock()))
+
+    def _published_for_another(self):
+        """Seconds until the published data is refresh_interval old."""
+        try:
+            pointer = self._store.current()
+        except cache.CacheError:
+            return 0
+        collected = pub.epoch(pointer and pointer.get(pub.TIMESTAMP))
+        if collected is None:
+            return 0
+        return max(0, collected + self._conf.worker.refresh_interval -
+                   self._wall_clock())

@@ -20,7 +20,7 @@ Options of one benchmark: ``python -m tools.bench.<name> --help``.
 import importlib
 import sys
 
-BENCHMARKS = ('engine', 'publish', 'api', 'collect')
+BENCHMARKS = ('engine', 'publish', 'api', 'collect', 'memcached_loss')
 
 
 def main(argv=None):

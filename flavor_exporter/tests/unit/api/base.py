@@ -40,10 +40,18 @@ class FlakyBackend(cache.MemoryBackend):
             raise cache.CacheError('memcached get: connection refused')
         return super().get(key)
 
+    def gets_replica(self, replica, key):
+        return self.get(key), super().gets_replica(replica, key)[1]
+
     def set_many(self, values, ttl):
         if self.down:
             raise cache.CacheError('memcached set: connection refused')
         super().set_many(values, ttl)
+
+    def cas_replica(self, replica, key, value, token, ttl):
+        if self.down:
+            raise cache.CacheError('memcached cas: connection refused')
+        return super().cas_replica(replica, key, value, token, ttl)
 
     def flush(self):
         """Forget everything, as a restarted memcached does."""

@@ -12,6 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import datetime
 import json
 import logging
 
@@ -39,6 +40,10 @@ def snapshot():
                model.Flavor('f2', 'bad', vcpus=1, ram=1, disk=1,
                             extra_specs={'hw:cpu_policy': 'sometimes'})]
     return model.Snapshot('placement', flavors, hosts, api_calls=7)
+
+
+def snapshot_time():
+    return datetime.datetime(2027, 1, 15, 8, tzinfo=datetime.timezone.utc)
 
 
 class FakeSource:
@@ -88,6 +93,31 @@ class TestRefresher(base.TestCase):
         self.assertEqual(7, status['api_calls'])
         self.assertIsNotNone(status['last_success_at'])
         self.assertEqual(7, self.store.current()['api_calls'])
+
+    def test_a_refresh_overtaken_by_another_worker_is_dropped(self):
+        self.assertTrue(self.refresher.refresh())
+        status = self.store.status()
+        other = store.DocumentStore(self.backend, 'test', 600)
+        collect = self.source.collect
+
+        def paused_while_another_publishes(client):
+            # This worker paused past its lease; the next leader
+            # published meanwhile.
+            other.publish({'x': b'1'}, {'by': 'the next leader'},
+                          snapshot_time())
+            return collect(client)
+        self.source.collect = paused_while_another_publishes
+        with self.assertLogs(refresh.LOG.logger, 'WARNING') as logs:
+            self.assertFalse(self.refresher.refresh())
+        self.assertEqual('the next leader', self.store.current()['by'])
+        self.assertEqual(2, self.store.current()[pub.SEQUENCE])
+        self.assertIn('Refresh dropped: another worker published '
+                      'generation 2 while this one worked from generation '
+                      '1', logs.output[0])
+        # The status is the next leader's business, not a failure here.
+        self.assertEqual(status, self.store.status())
+        # Nor is its lost data: nothing is published again.
+        self.assertFalse(self.refresher.ensure_published())
 
     def test_failure_keeps_last_good_generation(self):
         self.assertTrue(self.refresher.refresh())
@@ -221,6 +251,9 @@ class TestEngineOptions(base.TestCase):
 class BrokenBackend(cache.MemoryBackend):
 
     def get(self, key):
+        raise cache.CacheError('memcached is gone')
+
+    def gets_replica(self, replica, key):
         raise cache.CacheError('memcached is gone')
 
     def set_many(self, values, ttl):

@@ -1,0 +1,160 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import datetime
+from unittest import mock
+
+from testcloud import loopback
+
+from flavor_exporter.common import cache
+from flavor_exporter.common import published as pub
+from flavor_exporter.common import store
+from flavor_exporter.tests import base
+from flavor_exporter.worker import leadership
+from flavor_exporter.worker import on_miss
+from flavor_exporter.worker import service
+
+T0 = datetime.datetime(2027, 1, 15, 8, 0, 0, tzinfo=datetime.timezone.utc)
+
+
+class TestLeadership(base.TestCase):
+    """Real tooz on a real memcached."""
+
+    def setUp(self):
+        super().setUp()
+        self.memcached = self.useFixture(loopback.MemcachedFixture())
+        self.flags(group='document_cache',
+                   memcache_servers=self.memcached.servers)
+
+    def member(self):
+        member = leadership.Leadership.from_conf(self.conf)
+        self.addCleanup(member.stop)
+        return member
+
+    def test_default_backend_is_the_first_cache_server(self):
+        self.assertEqual('memcached://%s' % self.memcached.servers[0],
+                         leadership.backend_url(self.conf))
+        self.flags(group='coordination', backend_url='redis://r:6379')
+        self.assertEqual('redis://r:6379', leadership.backend_url(self.conf))
+
+    def test_one_leads_until_it_stops(self):
+        one, two = self.member(), self.member()
+        self.assertTrue(one.leads())
+        self.assertFalse(two.leads())
+        self.assertTrue(one.leads())
+        one.stop()
+        self.assertTrue(two.leads())
+        self.assertFalse(one.leads())
+
+    def test_a_lost_lease_is_noticed(self):
+        one, two = self.member(), self.member()
+        self.assertTrue(one.leads())
+        # What the lease running out during a pause looks like.
+        one._lock.break_()
+        self.assertTrue(two.leads())
+        self.assertFalse(one.leads())
+
+    def test_unreachable_backend_refreshes_anyway(self):
+        member = self.member()
+        self.memcached.stop()
+        self.assertTrue(member.leads())
+
+    def test_memory_cache_means_one_worker(self):
+        self.flags(group='document_cache', backend='memory')
+        self.assertIsInstance(leadership.Leadership.from_conf(self.conf),
+                              leadership.Alone)
+
+
+class FakeLeadership:
+    def __init__(self):
+        self.leading = False
+
+    def leads(self):
+        return self.leading
+
+
+class TestTick(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='worker', refresh_interval=100)
+        self.flags(group='coordination', check_interval=5)
+        self.now = 1000.0
+        self.wall = 2_000_000_000.0
+        self.worker = service.WorkerService(
+            self.conf, None, clock=lambda: self.now,
+            wall_clock=lambda: self.wall)
+        self.worker._store = store.DocumentStore(cache.MemoryBackend(),
+                                                 'fe', 0)
+        self.worker.leadership = FakeLeadership()
+        self.worker.refresher = mock.Mock()
+
+    def test_followers_do_not_refresh(self):
+        self.assertEqual(5, self.worker.tick())
+        self.worker.refresher.refresh.assert_not_called()
+
+    def test_a_new_leader_waits_until_the_data_is_due(self):
+        self.worker._store.publish({'a': b'1'}, pub.pointer(
+            datetime.datetime.fromtimestamp(
+                self.wall - 40, datetime.timezone.utc), 's', 1, 1), T0)
+        self.worker.leadership.leading = True
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_not_called()
+        self.now += 60
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_called_once_with()
+        self.now += 50
+        self.worker.tick()
+        self.assertEqual(1, self.worker.refresher.refresh.call_count)
+
+    def test_a_leader_of_a_cold_cache_refreshes_at_once(self):
+        self.worker.leadership.leading = True
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_called_once_with()
+
+
+class TestOneComputationAcrossProcesses(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.backend = cache.MemoryBackend()
+        self.store = store.DocumentStore(self.backend, 'fe', 0)
+        self.sleeps = []
+
+    def make(self, meanwhile=lambda: None):
+        def sleep(seconds):
+            self.sleeps.append(seconds)
+            meanwhile()
+        fill = on_miss.RefreshOnMiss(self.conf, self.store, sleep=sleep)
+        fill._refresher = mock.Mock()
+        return fill
+
+    def test_the_lock_holder_computes(self):
+        fill = self.make()
+        fill._refresher.refresh.return_value = True
+        self.assertTrue(fill())
+        self.assertFalse(self.store.locked(on_miss.LOCK))
+
+    def test_others_wait_for_its_pointer(self):
+        self.assertTrue(self.store.try_lock(on_miss.LOCK, 60))
+        fill = self.make(lambda: self.store.publish({'a': b'1'}, {}, T0))
+        self.assertTrue(fill())
+        fill._refresher.refresh.assert_not_called()
+        self.assertEqual([on_miss.POLL_SECONDS], self.sleeps)
+
+    def test_a_failed_computation_ends_the_wait(self):
+        self.assertTrue(self.store.try_lock(on_miss.LOCK, 60))
+        fill = self.make(lambda: self.store.unlock(on_miss.LOCK))
+        self.assertFalse(fill())
+        fill._refresher.refresh.assert_not_called()
