@@ -63,9 +63,10 @@ CANDIDATES_MICROVERSION = '1.29'
 # the favourite on ties.
 DEFAULT_PROBE_CLASS = 'VCPU'
 # Answers meaning this Placement cannot give summaries (too old for the
-# microversion, or no allocation candidates at all); usages are then read
-# one provider at a time.
-_NO_CANDIDATES = (400, 404, 406)
+# microversion, or no allocation candidates at all, or a 200 whose body is
+# not JSON); usages are then read one provider at a time, which costs
+# calls but changes no number.
+_NO_CANDIDATES = (200, 400, 404, 406)
 
 # Placement's own bounds for inventory fields (placement/schemas).
 _INVENTORY_FIELDS = {
