@@ -182,6 +182,13 @@ class TestSourceNotes(base.BaseTestCase):
             self.notes({'resources__VGPU': '1',
                         'resources__CUSTOM_FPGA': '1'}, observable=seen))
 
+    def test_pinned_flavor_counted_through_the_fallback(self):
+        seen = frozenset(['VCPU', 'MEMORY_MB', 'DISK_GB'])
+        self.assertEqual(['PCPU: not observable by this source; counted '
+                          'through the VCPU fallback query only'],
+                         self.notes({'hw__cpu_policy': 'dedicated'},
+                                    observable=seen))
+
     def test_alias_not_configured(self):
         counted = self.notes({'pci_passthrough__alias': 'V100:1'},
                              pools=['V100'])
