@@ -266,8 +266,9 @@ class Reading:
     """
 
     providers: dict  # uuid -> model.Provider
-    # uuid -> why it could not be read ("inventories: ..."), for providers
-    # left out: the host of such a provider is unreadable.
+    # uuid -> why it could not be read (the error answer, or "unusable
+    # inventories answer (...)"), for providers left out: the host of
+    # such a provider is unreadable.
     unusable: dict
     cache: dict  # uuid -> _Cached
     # The class the next refresh's allocation candidates query asks for.
