@@ -13,8 +13,9 @@
 #    under the License.
 """The API's WSGI application: Pecan, the healthcheck, authentication.
 
-Requests pass, outermost first: authentication (keystone strategy only;
-public routes skip it), then /healthcheck (oslo.middleware), then Pecan.
+Requests pass, outermost first: request limits (size, UTF-8), read-only
+(GET and HEAD), authentication (keystone strategy only; public routes
+skip it), then /healthcheck (oslo.middleware), then Pecan.
 setup_app() creates the cache client, so call it in the process that
 serves (after a fork), as uWSGI's lazy-apps and ApiService.start() do.
 """
@@ -26,6 +27,9 @@ from flavor_exporter.api import cold_start
 from flavor_exporter.api.controllers import root
 from flavor_exporter.api import healthcheck
 from flavor_exporter.api import hooks
+from flavor_exporter.api.middleware import hot_documents
+from flavor_exporter.api.middleware import read_only
+from flavor_exporter.api.middleware import request_limits
 from flavor_exporter.api import pecan_compat
 from flavor_exporter.api import reader as reader_mod
 from flavor_exporter.common import config
@@ -96,6 +100,9 @@ def setup_app(conf=None, store=None, on_miss=None):
     refresh = on_miss(store) if on_miss and conf.api.compute_on_miss else None
     reader = make_reader(conf, store, refresh)
     app = make_pecan_app(reader, conf)
+    if conf.auth_strategy != 'keystone':
+        app = hot_documents.HotDocuments(app, reader)
     app = Mount(app, HEALTHCHECK_PATH,
                 healthcheck.middleware(conf, reader))
-    return auth.wrap(app, conf)
+    app = auth.wrap(app, conf)
+    return request_limits.RequestLimits(read_only.ReadOnly(app))

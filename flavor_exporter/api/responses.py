@@ -39,17 +39,29 @@ def is_legacy(path):
     return path == LEGACY_PREFIX or path.startswith(LEGACY_PREFIX + '/')
 
 
-def representation(request, held, view, content_type=JSON):
-    """200 with a Representation's bytes, or 304 when the client has them."""
+def representation_parts(if_none_match, held, view, content_type=JSON):
+    """(status, headers, body) of a Representation.
+
+    if_none_match: the request's WebOb ETag matcher, or None when the
+    request has no If-None-Match; a match is a 304 without the body.
+    """
     headers = [('Content-Type', content_type),
                ('ETag', held.etag),
                (STALE_HEADER, 'true' if view.stale else 'false')]
     if held.last_modified:
         headers.append(('Last-Modified', held.last_modified))
-    if ('HTTP_IF_NONE_MATCH' in request.environ and
-            held.etag[1:-1] in request.if_none_match):
-        return webob.Response(status=304, headerlist=headers[1:])
-    return webob.Response(body=held.body, headerlist=headers)
+    if if_none_match is not None and held.etag[1:-1] in if_none_match:
+        return '304 Not Modified', headers[1:], b''
+    headers.append(('Content-Length', str(len(held.body))))
+    return '200 OK', headers, held.body
+
+
+def representation(request, held, view, content_type=JSON):
+    """200 with a Representation's bytes, or 304 when the client has them."""
+    status, headers, body = representation_parts(
+        request.if_none_match if 'HTTP_IF_NONE_MATCH' in request.environ
+        else None, held, view, content_type)
+    return webob.Response(status=status, headerlist=headers, body=body)
 
 
 def body(value, content_type=JSON, status=200, headers=()):

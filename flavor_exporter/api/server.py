@@ -11,16 +11,18 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The API served by threads of this process, for flavor-exporter-all.
+"""The API served by waitress threads, in one process or several.
 
-flavor-exporter-all runs the worker and the API in one process so that
-they can share [document_cache] backend = memory; uWSGI's processes cannot. The
-server is waitress: measured here with 16 threads serving a cached 60 KB
-document, it kept ~3,600-3,900 req/s from 1 to 64 concurrent clients with
-a p99 under 50 ms, where cheroot fell to ~1,800-2,800 req/s with p99 up to
-130 ms (see tools/bench/api.py). Python threads share one interpreter
-lock, so for more throughput run flavor-exporter-api (uWSGI processes)
-and the worker separately, with memcached.
+flavor-exporter-all runs one ApiService beside the worker, so that they
+can share [document_cache] backend = memory; flavor-exporter-api runs
+[api] workers processes of it on one inherited listening socket (see
+flavor_exporter.api.port). waitress reads each request whole, without
+blocking, before a thread gets it, so clients that send slowly hold no
+thread; it answers every request, malformed ones included (in JSON, see
+flavor_exporter.api.protocol_errors). Measured here with 16 threads
+serving a cached 60 KB document, one process kept ~3,600-3,900 req/s
+from 1 to 64 concurrent clients with a p99 under 50 ms, where cheroot
+fell to ~1,800-2,800 req/s with p99 up to 130 ms (see tools/bench/api.py).
 
 Import this module only after oslo.service's backend is chosen
 (flavor_exporter.cmd does it): it imports oslo_service.service.
@@ -31,10 +33,12 @@ import threading
 from oslo_log import log
 from oslo_service import service
 import waitress
+from waitress import server as waitress_server
 from waitress import wasyncore
 
 from flavor_exporter.api import app
 from flavor_exporter.api import auth
+from flavor_exporter.api import protocol_errors
 
 LOG = log.getLogger(__name__)
 
@@ -52,8 +56,10 @@ class ThreadedServer:
     """
 
     def __init__(self, application, host, port, threads=16,
-                 backlog=1024):
+                 backlog=1024, sockets=None):
+        """sockets: listening sockets to serve on instead of host:port."""
         self._application = application
+        self._sockets = sockets
         self._host = host
         self._port = port
         self._threads = threads
@@ -65,12 +71,21 @@ class ThreadedServer:
 
     def start(self):
         """Bind (errors surface here) and serve in a daemon thread."""
+        if self._sockets:
+            where = {'sockets': self._sockets}
+        else:
+            where = {'host': self._host, 'port': self._port}
         self._server = waitress.create_server(
-            self._application, map=self._map, host=self._host,
-            port=self._port, threads=self._threads,
+            self._application, map=self._map, threads=self._threads,
             backlog=self._backlog, connection_limit=max(
                 100, self._backlog),
-            ident='flavor-exporter', clear_untrusted_proxy_headers=True)
+            ident='flavor-exporter', clear_untrusted_proxy_headers=True,
+            **where)
+        # One server per address (a host name may have several), each in
+        # the map.
+        for dispatcher in list(self._map.values()):
+            if isinstance(dispatcher, waitress_server.BaseWSGIServer):
+                dispatcher.channel_class = protocol_errors.JsonErrorChannel
         self._stopping.clear()
         self._thread = threading.Thread(target=self._serve,
                                         name='flavor-exporter-api',
@@ -118,12 +133,21 @@ class ApiService(service.Service):
     is created in start(), after the launcher's fork.
     """
 
-    def __init__(self, conf, store=None, on_miss=None):
-        """store and on_miss as flavor_exporter.api.app.setup_app takes."""
+    def __init__(self, conf, store=None, on_miss=None, sockets=None,
+                 application=None):
+        """store and on_miss as flavor_exporter.api.app.setup_app takes.
+
+        sockets: listening sockets (flavor_exporter.api.port.listen) to
+        serve on instead of binding [api] host_ip and port; application:
+        a function returning the WSGI application to serve instead of the
+        API (the benchmarks serve others the same way).
+        """
         super().__init__()
         self._conf = conf
         self._store = store
         self._on_miss = on_miss
+        self._sockets = sockets
+        self._application = application
         self._server = None
 
     @property
@@ -133,11 +157,16 @@ class ApiService(service.Service):
     def start(self):
         super().start()
         api = self._conf.api
-        auth.warn_if_open(self._conf)
+        if self._application is None:
+            auth.warn_if_open(self._conf)
+            application = app.setup_app(self._conf, self._store,
+                                        self._on_miss)
+        else:
+            application = self._application()
         self._server = ThreadedServer(
-            app.setup_app(self._conf, self._store, self._on_miss),
-            api.host_ip, api.port,
-            threads=api.threads, backlog=api.listen_backlog)
+            application, api.host_ip, api.port,
+            threads=api.threads, backlog=api.listen_backlog,
+            sockets=self._sockets)
         self._server.start()
         LOG.info('API listening on %s:%d with %d threads', api.host_ip,
                  self.port, api.threads)

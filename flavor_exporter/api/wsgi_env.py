@@ -24,7 +24,8 @@ environment, as nova's WSGI entry point does it:
 
 A file named explicitly must exist (an empty list means none); the
 default one may be absent, and the service then runs on defaults.
-flavor-exporter-api sets both variables for the uWSGI processes it starts.
+environment() gives both variables for a list of files, for a WSGI server
+started from Python (flavor-exporter-api itself parses its command line).
 """
 
 import os

@@ -285,6 +285,16 @@ def _skipped(flavor, patterns):
     return flavor.disabled or any(p.search(flavor.name) for p in patterns)
 
 
+def _report(snapshot, flavors):
+    _add_source_notes(flavors, snapshot)
+    return Report(source=snapshot.source,
+                  collected_at=snapshot.collected_at,
+                  flavors=flavors,
+                  problems=list(snapshot.problems),
+                  api_calls=snapshot.api_calls,
+                  hosts=list(snapshot.hosts))
+
+
 def reference_compute(snapshot, options):
     """compute(), host by host through fit.fit: slow, the definition."""
     patterns = [re.compile(p) for p in options.skip_patterns if p]
@@ -298,13 +308,7 @@ def reference_compute(snapshot, options):
                                zones, frees)
                for f in sorted(snapshot.flavors, key=lambda f: f.name)
                if not _skipped(f, patterns)]
-    _add_source_notes(flavors, snapshot)
-    return Report(source=snapshot.source,
-                  collected_at=snapshot.collected_at,
-                  flavors=flavors,
-                  problems=list(snapshot.problems),
-                  api_calls=snapshot.api_calls,
-                  hosts=list(snapshot.hosts))
+    return _report(snapshot, flavors)
 
 
 def _request_key(request):
@@ -418,10 +422,4 @@ def compute(snapshot, options):
         result.per_host = numbers.per_host
         if not numbers.certain:
             result.request.unsupported.append(UNCERTAIN)
-    _add_source_notes(flavors, snapshot)
-    return Report(source=snapshot.source,
-                  collected_at=snapshot.collected_at,
-                  flavors=flavors,
-                  problems=list(snapshot.problems),
-                  api_calls=snapshot.api_calls,
-                  hosts=list(snapshot.hosts))
+    return _report(snapshot, flavors)

@@ -23,6 +23,7 @@ import sys
 from oslo_log import log
 from oslo_service import service
 
+from flavor_exporter.api import port
 from flavor_exporter.api import server
 from flavor_exporter.common import config
 from flavor_exporter.worker import on_miss
@@ -41,21 +42,30 @@ def main(argv=None):
     except config.CONFIG_ERRORS as exc:
         return config.refuse_to_start(PROG, exc)
     conf = config.CONF
+    try:
+        # Before the launcher: it would restart a process that cannot
+        # bind, and the worker would refresh each time.
+        sock = port.listen(conf.api.host_ip, conf.api.port,
+                           conf.api.listen_backlog)
+    except port.PortInUse as exc:
+        sys.stderr.write('%s: %s\n' % (PROG, exc))
+        return 1
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
     # One launch_service call per service would fork one process each;
     # Services in one wrapper keep them in the same process.
-    launcher.launch_service(OneProcess(conf, options))
+    launcher.launch_service(OneProcess(conf, options, sock))
     return launcher.wait()
 
 
 class OneProcess(service.Service):
     """Starts the worker and the API side by side in this process."""
 
-    def __init__(self, conf, options):
+    def __init__(self, conf, options, sock):
+        """sock: the API's listening socket (api.port.listen)."""
         super().__init__()
         self._parts = [
             worker_service.WorkerService(conf, options),
-            server.ApiService(conf, on_miss=lambda store: (
+            server.ApiService(conf, sockets=[sock], on_miss=lambda store: (
                 on_miss.RefreshOnMiss(conf, store)))]
 
     def start(self):

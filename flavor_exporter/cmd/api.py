@@ -11,99 +11,61 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""flavor-exporter-api: serve the API with uWSGI, sized to the machine.
+"""flavor-exporter-api: serve the API in processes sized to the machine.
 
-This command parses the configuration, then replaces itself with uWSGI
-serving flavor_exporter.wsgi.api:application: a master process and
-[api] workers single-threaded processes (default twice the CPUs), which
-served cached documents best on the machines measured (see
-tools/bench/api.py). Each process loads the application after the fork
-(--lazy-apps), so each has its own cache connections. The configuration
-files reach the application through the environment (see
-flavor_exporter.api.wsgi_env).
+This command parses the configuration, binds [api] host_ip and port (one
+line and exit status 1 if it cannot), then runs [api] workers processes
+(default twice the CPUs) of waitress with [api] threads threads each, all
+serving on that one socket. Each process builds the application after
+the fork, so each has its own cache connections.
+
+waitress reads requests whole before a thread gets them (slow clients
+hold no thread) and answers malformed or oversized ones with a JSON
+error; uWSGI, which this command ran before, closed such connections
+without an answer and needed a C compiler to install.
+tools/bench/api.py measures the API against a bare WSGI callable on these
+same processes, and how fast others are answered while 50 clients
+trickle their headers (tools/bench/slow_clients.py). The WSGI module
+flavor_exporter.wsgi.api still serves under any WSGI server.
 """
 
 import os
-import shutil
 import sys
 
 from oslo_log import log
+from oslo_service import service
 
-from flavor_exporter._i18n import _
-from flavor_exporter.api import auth
-from flavor_exporter.api import wsgi_env
+from flavor_exporter.api import port
+from flavor_exporter.api import server
 from flavor_exporter.common import config
+from flavor_exporter.worker import on_miss
 from flavor_exporter.worker import refresh
 
 LOG = log.getLogger(__name__)
 
-MODULE = 'flavor_exporter.wsgi.api:application'
-
 PROG = 'flavor-exporter-api'
-
-
-class UwsgiNotFound(RuntimeError):
-    pass
-
-
-def find_uwsgi():
-    """uwsgi next to this Python (same virtualenv), else on PATH."""
-    beside = os.path.join(os.path.dirname(sys.executable), 'uwsgi')
-    if os.access(beside, os.X_OK):
-        return beside
-    found = shutil.which('uwsgi')
-    if found:
-        return found
-    raise UwsgiNotFound(
-        _('flavor-exporter-api needs uWSGI: install the "uWSGI" package in '
-          'this Python environment (pip install uWSGI), or put a uwsgi '
-          'binary built for Python %(major)d.%(minor)d on PATH.')
-        % {'major': sys.version_info[0], 'minor': sys.version_info[1]})
 
 
 def workers(conf):
     return conf.api.workers or 2 * (os.cpu_count() or 1)
 
 
-def uwsgi_argv(conf, binary):
-    host = conf.api.host_ip
-    if ':' in host:
-        host = '[%s]' % host
-    argv = [
-        binary,
-        '--strict',
-        '--http-socket', '%s:%d' % (host, conf.api.port),
-        '--master',
-        '--processes', str(workers(conf)),
-        '--listen', str(conf.api.listen_backlog),
-        '--module', MODULE,
-        '--lazy-apps',
-        '--need-app',
-        '--die-on-term',
-        '--single-interpreter',
-        # compute_on_miss may run the worker's code, which uses threads.
-        '--enable-threads',
-        '--thunder-lock',
-        # Keystone tokens and proxies make headers larger than 4 KiB.
-        '--buffer-size', '65535',
-        # A log line per request costs more than serving a cached
-        # document; errors are still logged.
-        '--disable-logging', '--log-4xx', '--log-5xx',
-        '--procname-prefix-spaced', 'flavor-exporter-api',
-    ]
-    if sys.prefix != sys.base_prefix:
-        argv += ['--home', sys.prefix]
-    return argv
+def serve(conf, sock, application=None):
+    """Run the API's processes on the listening socket sock until stopped.
 
-
-def config_files(conf):
-    """Every file oslo.config read, including those of --config-dir."""
-    files = list(conf.config_file or [])
-    for directory in conf.config_dir or []:
-        files += sorted(os.path.join(directory, name)
-                        for name in os.listdir(directory)
-                        if name.endswith('.conf'))
-    return files
+    application: as server.ApiService takes (the benchmarks pass theirs).
+    Returns the launcher's exit status.
+    """
+    launcher = service.ServiceLauncher(conf, restart_method='mutate')
+    launcher.launch_service(
+        server.ApiService(
+            conf, sockets=[sock], application=application,
+            on_miss=lambda store: on_miss.RefreshOnMiss(conf, store)),
+        workers=workers(conf))
+    LOG.info('Serving on %s:%d with %d processes of %d threads',
+             conf.api.host_ip, sock.getsockname()[1], workers(conf),
+             conf.api.threads)
+    return launcher.wait()
 
 
 def main(argv=None):
@@ -111,23 +73,19 @@ def main(argv=None):
         config.prepare_service(sys.argv[1:] if argv is None else argv)
         if config.CONF.api.compute_on_miss:
             # The API computes on a cold cache with the worker's code:
-            # refuse a [pci] alias the worker would refuse, before uWSGI
-            # starts processes that could only fail later.
+            # refuse a [pci] alias the worker would refuse, before
+            # processes start that could only fail later.
             refresh.engine_options(config.CONF)
     except config.CONFIG_ERRORS as exc:
         return config.refuse_to_start(PROG, exc)
     conf = config.CONF
-    auth.warn_if_open(conf)
     try:
-        binary = find_uwsgi()
-    except UwsgiNotFound as exc:
+        sock = port.listen(conf.api.host_ip, conf.api.port,
+                           conf.api.listen_backlog)
+    except port.PortInUse as exc:
         sys.stderr.write('%s: %s\n' % (PROG, exc))
         return 1
-    argv = uwsgi_argv(conf, binary)
-    env = dict(os.environ, **wsgi_env.environment(config_files(conf)))
-    LOG.info('Starting uWSGI on %s:%d with %d processes',
-             conf.api.host_ip, conf.api.port, workers(conf))
-    os.execve(binary, argv, env)
+    return serve(conf, sock)
 
 
 if __name__ == '__main__':

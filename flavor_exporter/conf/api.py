@@ -31,8 +31,9 @@ opts = [
                     'Default: twice the number of CPUs, which is what '
                     'measured best for serving cached documents.'),
     cfg.IntOpt('threads', default=16, min=1,
-               help='Number of request threads of the single-process '
-                    'server that flavor-exporter-all runs.'),
+               help='Number of request threads of each API process '
+                    '(flavor-exporter-api runs [api] workers processes, '
+                    'flavor-exporter-all one).'),
     cfg.IntOpt('listen_backlog', default=1024, min=16,
                help='Listen queue size of the API socket.'),
     cfg.BoolOpt('compute_on_miss', default=False,

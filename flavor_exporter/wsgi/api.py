@@ -13,7 +13,7 @@
 #    under the License.
 """WSGI entry point for uWSGI, gunicorn, mod_wsgi...
 
-    uwsgi --http-socket :8780 --lazy-apps \\
+    uwsgi --http :8780 --lazy-apps \\
           --module flavor_exporter.wsgi.api:application
 
 Configuration files are named by OS_FLAVOR_EXPORTER_CONFIG_DIR and

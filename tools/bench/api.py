@@ -11,20 +11,24 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Benchmark of the API against a bare WSGI callable, on the same uWSGI.
+"""Benchmark of the API against a bare WSGI callable, on the same server.
 
 Starts memcached on a free loopback port, publishes what the worker
 renders for a synthetic 40-host cloud of 500 GPU flavors
 (tools/bench/engine.py), then serves it three ways under the
-uWSGI command line flavor-exporter-api runs (tools/bench/api_apps.py):
+server flavor-exporter-api runs, its processes and threads
+(tools/bench/api_apps.py):
 
-- bare: one memcached get per request, no framework (the yardstick);
+- bare: the same bytes from process memory, no framework (the
+  yardstick);
 - stock: the API with Pecan's own getargspec;
 - fixed: the API as shipped, with flavor_exporter.api.pecan_compat;
 
 and measures each with wrk at 1, 16 and 64 connections (a few seconds
 each, in interleaved rounds, keeping each one's best), plus the CPU time
-one request costs in process. Figures go to bench-results/api.json;
+one request costs in process; then, for the API as shipped, how fast
+other clients are answered while 50 slow clients trickle their headers
+(tools/bench/slow_clients.py). Figures go to bench-results/api.json;
 ratios are to bare at the same concurrency. wrk shares the machine with
 the servers: compare ratios, not absolutes, on an otherwise idle machine.
 About 2 minutes with the defaults.
@@ -35,6 +39,7 @@ About 2 minutes with the defaults.
 
 import argparse
 import datetime
+import importlib.metadata
 import json
 import os
 import platform
@@ -50,7 +55,6 @@ import urllib.request
 from pymemcache.client import base as memcache
 import webob
 
-from flavor_exporter.api import wsgi_env
 from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.common import config
 from flavor_exporter.common import published as pub
@@ -58,6 +62,7 @@ from flavor_exporter.common import store as store_mod
 from testcloud import loopback
 from tools.bench import api_apps
 from tools.bench import engine as bench_engine
+from tools.bench import slow_clients
 
 KEY_PREFIX = 'bench'
 #: Hosts of the synthetic cloud whose documents are served.
@@ -66,7 +71,10 @@ HOSTS = 40
 DOCUMENTS = {'/gpus/flavors/': pub.LEGACY_LIST,
              '/v2/flavors/': pub.V2_LIST}
 APPS = ('bare', 'stock', 'fixed')
-TARGETS = {'ratio_to_bare': 0.8, 'p99_ms_at_64': 20.0}
+TARGETS = {'ratio_to_bare': 0.8, 'p99_ms_at_64': 20.0,
+           'slow_clients_max_ms': 100.0}
+#: Slow connections held open while others are timed.
+SLOW_CLIENTS = 50
 
 
 def publish(store, flavors):
@@ -91,8 +99,8 @@ def parse_wrk(output):
     sockets = {kind: int(n) for kind, n in re.findall(
         r'(connect|read|write|timeout) (\d+)', output)}
     non_2xx = re.search(r'Non-2xx or 3xx responses: (\d+)', output)
-    # wrk counts a server closing the connection after its answer (uWSGI
-    # --http-socket speaks HTTP/1.0) as a "read" error: not a failure.
+    # wrk counts a server closing the connection after its answer (an
+    # HTTP/1.0 server) as a "read" error: not a failure.
     errors = (sockets.get('connect', 0) + sockets.get('write', 0) +
               sockets.get('timeout', 0) +
               (int(non_2xx.group(1)) if non_2xx else 0))
@@ -122,7 +130,7 @@ def cpu_seconds(pgids, pids=()):
 def run_wrk(port, path, connections, duration, pgid=None, pids=()):
     """wrk figures; with pgid, also the server's CPU per request.
 
-    That CPU figure (uWSGI's processes plus memcached's) is what a request
+    That CPU figure (the server's processes plus memcached's) is what a request
     costs the machine, and barely moves with load from elsewhere, unlike
     requests per second on a shared machine.
     """
@@ -164,7 +172,6 @@ class Bench:
         self.args = args
         self.memcached = loopback.MemcachedFixture()
         self.workdir = tempfile.mkdtemp(prefix='flavor-exporter-bench-')
-        self.uwsgi = cmd_api.find_uwsgi()
 
     def prepare(self):
         self.memcached.setUp()
@@ -195,18 +202,26 @@ class Bench:
                     'key_prefix = %s\n' % (self.memcached.servers[0],
                                            KEY_PREFIX))
 
+    def port_file(self, port):
+        """A configuration file for one server: where and how many."""
+        path = os.path.join(self.workdir, 'port-%d.conf' % port)
+        with open(path, 'w') as f:
+            f.write('[api]\nhost_ip = 127.0.0.1\nport = %d\n' % port)
+            if self.args.workers:
+                f.write('workers = %d\n' % self.args.workers)
+        return path
+
     def close(self):
         self.memcached.cleanUp()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def serve(self, name, path):
-        """Start uWSGI serving app name; (process, port, argv)."""
+        """Serve app name as flavor-exporter-api would; (process, port)."""
         port = loopback.free_port()
-        self.conf.set_override('port', port, 'api')
-        argv = cmd_api.uwsgi_argv(self.conf, self.uwsgi)
-        argv[argv.index('--module') + 1] = (
-            'tools.bench.api_apps:application')
-        env = dict(os.environ, **wsgi_env.environment([self.config_file]))
+        argv = [sys.executable, '-m', 'tools.bench.api_apps',
+                '--config-file', self.config_file,
+                '--config-file', self.port_file(port)]
+        env = dict(os.environ)
         env.update({api_apps.APP_ENV: name,
                     api_apps.SERVER_ENV: self.memcached.servers[0],
                     api_apps.KEY_ENV: self.bare_keys[path],
@@ -216,7 +231,8 @@ class Bench:
                                    stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         loopback.wait_for_port(port, timeout=60, process=process)
-        # uWSGI listens before its processes have loaded the application.
+        # The socket listens before the processes have loaded the
+        # application.
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -227,7 +243,7 @@ class Bench:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
-        return process, port, argv
+        return process, port
 
     @staticmethod
     def stop(process):
@@ -243,29 +259,31 @@ class Bench:
 
         The three servers run side by side and are measured in turn, round
         after round, so that load from elsewhere on the machine hits them
-        alike; an idle uWSGI costs nothing.
+        alike; an idle server costs nothing.
         """
         servers = {}
         try:
             for name in APPS:
                 servers[name] = self.serve(name, path)
-            for name, (_, port, _) in servers.items():
+            for name, (_, port) in servers.items():
                 # Every process loads the application and warms up.
                 run_wrk(port, path, 16, 3)
             results = {name: {} for name in APPS}
             for c in self.args.concurrency:
                 for _ in range(self.args.rounds):
-                    for name, (process, port, _) in servers.items():
+                    for name, (process, port) in servers.items():
                         row = run_wrk(port, path, c, self.args.duration,
                                       pgid=process.pid,
                                       pids={self.memcached.process.pid})
                         best = results[name].get(str(c))
                         if best is None or row['rps'] > best['rps']:
                             results[name][str(c)] = row
+            slow = slow_clients.measure('127.0.0.1', servers['fixed'][1],
+                                        path, SLOW_CLIENTS, 100)
         finally:
-            for process, _, _ in servers.values():
+            for process, _ in servers.values():
                 self.stop(process)
-        return results, servers['fixed'][2]
+        return results, slow
 
     def measure_cpu(self, path):
         key = self.bare_keys[path]
@@ -288,9 +306,9 @@ class Bench:
         report = {
             'machine': {'cpus': os.cpu_count(),
                         'python': platform.python_version(),
-                        'uwsgi': subprocess.run(
-                            [self.uwsgi, '--version'], capture_output=True,
-                            text=True).stdout.strip()},
+                        'waitress': importlib.metadata.version('waitress')},
+            'server': {'processes': cmd_api.workers(self.conf),
+                       'threads': self.conf.api.threads},
             'flavors': self.args.flavors,
             'duration_seconds': self.args.duration,
             'rounds': self.args.rounds,
@@ -299,7 +317,7 @@ class Bench:
             'paths': {},
         }
         for path in self.args.path:
-            servers, argv = self.measure_servers(path)
+            servers, slow = self.measure_servers(path)
             ratios = {name: {c: round(servers[name][c]['rps'] /
                                       servers['bare'][c]['rps'], 2)
                              if servers['bare'][c]['rps'] else None
@@ -321,8 +339,8 @@ class Bench:
                     for c in servers['fixed']
                     if servers['stock'][c]['rps']},
                 'cpu_us_per_request': self.measure_cpu(path),
+                'slow_clients': slow,
             }
-            report['uwsgi_argv'] = [a for a in argv[1:]]
         # Above the CPU count, req/s figures mostly measure the neighbours.
         report['load_average_after'] = os.getloadavg()
         return report
@@ -337,10 +355,11 @@ def _cpu_ratio(servers, name, c):
 def table(report):
     lines = []
     for path, figures in report['paths'].items():
-        lines.append('%s (%d bytes), uWSGI %s processes'
+        lines.append('%s (%d bytes), flavor-exporter-api\'s server: %d '
+                     'processes x %d threads'
                      % (path, figures['document_bytes'],
-                        report['uwsgi_argv'][
-                            report['uwsgi_argv'].index('--processes') + 1]))
+                        report['server']['processes'],
+                        report['server']['threads']))
         lines.append('%-6s %5s %9s %8s %8s %6s %7s %9s %7s' % (
             'app', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors',
             'vs bare', 'cpu us/rq', 'vs bare'))
@@ -358,6 +377,12 @@ def table(report):
         lines.append('fixed / stock req/s: %s' % ', '.join(
             'c=%s %s' % item
             for item in figures['fixed_over_stock'].items()))
+        slow = figures['slow_clients']
+        lines.append('with %d slow clients trickling headers: %d requests, '
+                     '%d unanswered, p50 %s ms, p99 %s ms, max %s ms'
+                     % (slow['slow_connections'], slow['requests'],
+                        slow['unanswered'], slow['p50_ms'], slow['p99_ms'],
+                        slow['max_ms']))
         lines.append('')
     lines.append('load average before %s, after %s (%d CPUs)' % (
         ' '.join('%.1f' % x for x in report['load_average_before']),
@@ -378,7 +403,7 @@ def main(argv=None):
                         choices=sorted(DOCUMENTS),
                         help='default: /gpus/flavors/')
     parser.add_argument('--workers', type=int, default=None,
-                        help='uWSGI processes (default: as '
+                        help='server processes (default: as '
                              'flavor-exporter-api, 2 x CPUs)')
     parser.add_argument('--rounds', type=int, default=2,
                         help='measurements per app and concurrency, '

@@ -13,18 +13,21 @@
 #    under the License.
 """The WSGI applications tools/bench/api.py compares.
 
-- bare: the least a server can do: one memcached get of the published
-  document per request, returned as it is. The yardstick.
+- bare: the least a server can do: the published document's bytes,
+  read from memcached once when the process starts and returned from
+  process memory on every request, with no routing. The yardstick: the
+  API cannot serve faster than this on the same server.
 - stock: flavor-exporter's API with Pecan's own getargspec.
 - fixed: flavor-exporter's API as shipped (pecan_compat installed).
 
-uWSGI loads ``tools.bench.api_apps:application``; the environment picks
-the application (FLAVOR_EXPORTER_BENCH_APP) and, for bare, the document's
-cache key (FLAVOR_EXPORTER_BENCH_KEY), since a uWSGI module takes no
-arguments.
+``python -m tools.bench.api_apps --config-file FILE...`` serves one of
+them as flavor-exporter-api serves the API (same processes, threads and
+socket); the environment picks the application (FLAVOR_EXPORTER_BENCH_APP)
+and, for bare, the document's cache key (FLAVOR_EXPORTER_BENCH_KEY).
 """
 
 import os
+import sys
 
 from pymemcache.client import base as memcache
 
@@ -34,20 +37,24 @@ SERVER_ENV = 'FLAVOR_EXPORTER_BENCH_MEMCACHED'
 
 
 class Bare:
-    """One get per request, no routing, no framework."""
+    """The same bytes as the API, from memory: no cache, no framework."""
 
     def __init__(self, server, key):
         host, port = server.rsplit(':', 1)
-        # One plain client: a uWSGI process serves one request at a time.
-        self._client = memcache.Client((host, int(port)), timeout=1.0,
-                                       connect_timeout=1.0)
-        self._key = key
+        client = memcache.Client((host, int(port)), timeout=1.0,
+                                 connect_timeout=1.0)
+        try:
+            self._body = client.get(key)
+        finally:
+            client.close()
+        if self._body is None:
+            raise LookupError('nothing cached under %r' % key)
+        self._headers = [('Content-Type', 'application/json'),
+                         ('Content-Length', str(len(self._body)))]
 
     def __call__(self, environ, start_response):
-        body = self._client.get(self._key)
-        start_response('200 OK', [('Content-Type', 'application/json'),
-                                  ('Content-Length', str(len(body)))])
-        return [body]
+        start_response('200 OK', list(self._headers))
+        return [self._body]
 
 
 def api(fixed=True, conf=None, store=None):
@@ -64,13 +71,28 @@ def api(fixed=True, conf=None, store=None):
     return application
 
 
-def make(name, environ=os.environ):
+def make(name, environ=os.environ, conf=None):
     if name == 'bare':
         return Bare(environ[SERVER_ENV], environ[KEY_ENV])
     if name in ('stock', 'fixed'):
-        return api(fixed=name == 'fixed')
+        return api(fixed=name == 'fixed', conf=conf)
     raise ValueError('unknown benchmark application %r' % name)
 
 
-if APP_ENV in os.environ:
-    application = make(os.environ[APP_ENV])
+def main(argv=None):
+    from flavor_exporter.api import port
+    from flavor_exporter.cmd import api as cmd_api
+    from flavor_exporter.common import config
+    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    conf = config.CONF
+    sock = port.listen(conf.api.host_ip, conf.api.port,
+                       conf.api.listen_backlog)
+
+    def application():
+        return make(os.environ[APP_ENV], conf=conf)
+
+    return cmd_api.serve(conf, sock, application=application)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

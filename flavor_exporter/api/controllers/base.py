@@ -54,6 +54,7 @@ class CollectionController:
     def _route(self, args, request):
         if not args or args == ['']:
             return self.collection, []
-        if len(args) == 1 or (len(args) == 2 and not args[1]):
+        # ``/things//`` names no member: an empty key is not a name.
+        if args[0] and (len(args) == 1 or (len(args) == 2 and not args[1])):
             return self.item, args[:1]
         raise webob.exc.HTTPNotFound()

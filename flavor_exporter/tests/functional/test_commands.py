@@ -15,7 +15,7 @@
 """The console scripts end to end, as an operator runs them.
 
 A real Nova + Placement (the predecessor's example cloud), a real
-memcached, the worker publishing and uWSGI serving.
+memcached, the worker publishing and flavor-exporter-api serving.
 """
 
 import json

@@ -19,7 +19,7 @@ Placement validate tokens with keystonemiddleware and are found through
 Keystone's catalog only. The worker logs in the three ways an operator
 configures it ([openstack] keystoneauth options, clouds.yaml, an openrc's
 OS_* variables), each in an environment stripped of the test runner's
-OS_* variables; the API runs under uWSGI behind keystonemiddleware.
+OS_* variables; flavor-exporter-api serves behind keystonemiddleware.
 
 Binding the API beyond loopback without authentication (the warning) is
 covered by the unit tests: tests/unit/api/test_auth.py (TestWarnIfOpen)
@@ -275,7 +275,7 @@ class TestOpenstackClientConfig(WorkerCredentialsBase):
 
 
 class TestApiBehindKeystone(base.TestCase):
-    """flavor-exporter-api (uWSGI) with [DEFAULT] auth_strategy = keystone.
+    """flavor-exporter-api with [DEFAULT] auth_strategy = keystone.
 
     The worker publishes into a memcached once for the class; the API
     serves it behind keystonemiddleware, whose service user is the admin.
@@ -334,7 +334,7 @@ class TestApiBehindKeystone(base.TestCase):
             timeout=180)
         if done.returncode:
             raise RuntimeError('the worker failed:\n%s' % done.stderr)
-        output = open(os.path.join(workdir, 'uwsgi.out'), 'w')
+        output = open(os.path.join(workdir, 'api.out'), 'w')
         resources.addCleanup(output.close)
         process = subprocess.Popen(
             fe_fixtures.console_script('flavor-exporter-api')

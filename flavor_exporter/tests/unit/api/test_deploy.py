@@ -14,6 +14,7 @@
 """flavor-exporter-api and the WSGI entry point."""
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -106,78 +107,46 @@ class TestWsgiModule(base.ApiTestCase):
 
 class TestCommand(base.ApiTestCase):
 
-    def test_uwsgi_argv(self):
-        self.flags(group='api', host_ip='127.0.0.1', port=8999,
-                   listen_backlog=77)
+    def test_workers(self):
         with mock.patch('os.cpu_count', return_value=3):
-            argv = cmd_api.uwsgi_argv(self.conf, '/bin/uwsgi')
-        self.assertEqual('/bin/uwsgi', argv[0])
+            self.assertEqual(6, cmd_api.workers(self.conf))
+        self.flags(group='api', workers=2)
+        self.assertEqual(2, cmd_api.workers(self.conf))
 
-        def value(flag):
-            return argv[argv.index(flag) + 1]
-
-        self.assertEqual('127.0.0.1:8999', value('--http-socket'))
-        self.assertEqual('6', value('--processes'))
-        self.assertEqual('77', value('--listen'))
-        self.assertEqual('flavor_exporter.wsgi.api:application',
-                         value('--module'))
-        for flag in ('--master', '--lazy-apps', '--need-app',
-                     '--die-on-term', '--strict'):
-            self.assertIn(flag, argv)
-
-    def test_workers_and_ipv6(self):
-        self.flags(group='api', host_ip='::1', workers=3)
-        argv = cmd_api.uwsgi_argv(self.conf, 'uwsgi')
-        self.assertEqual('[::1]:8780', argv[argv.index('--http-socket') + 1])
-        self.assertEqual('3', argv[argv.index('--processes') + 1])
-
-    def test_find_uwsgi(self):
-        beside = os.path.join(os.path.dirname(sys.executable), 'uwsgi')
-        with mock.patch('os.access', return_value=True):
-            self.assertEqual(beside, cmd_api.find_uwsgi())
-        with mock.patch('os.access', return_value=False), \
-                mock.patch('shutil.which', return_value='/usr/bin/uwsgi'):
-            self.assertEqual('/usr/bin/uwsgi', cmd_api.find_uwsgi())
-        with mock.patch('os.access', return_value=False), \
-                mock.patch('shutil.which', return_value=None):
-            error = self.assertRaises(cmd_api.UwsgiNotFound,
-                                      cmd_api.find_uwsgi)
-        self.assertIn('pip install uWSGI', str(error))
-
-    def test_main_execs_uwsgi_with_the_config_files(self):
+    def test_main_serves_on_the_port_it_bound(self):
         directory = self.useFixture(fixtures.TempDir()).path
         conf_file = os.path.join(directory, 'api.conf')
-        conf_d = os.path.join(directory, 'conf.d')
-        os.mkdir(conf_d)
+        with socket.socket() as probe:
+            probe.bind(('127.0.0.1', 0))
+            free = probe.getsockname()[1]
         with open(conf_file, 'w') as f:
-            f.write('[api]\nport = 9123\nhost_ip = 0.0.0.0\n')
-        for name in ('b.conf', 'a.conf', 'ignored.txt'):
-            open(os.path.join(conf_d, name), 'w').close()
-        with mock.patch('os.execve') as execve, \
-                mock.patch.object(cmd_api, 'find_uwsgi',
-                                  return_value='/x/uwsgi'), \
-                mock.patch('flavor_exporter.api.auth.LOG') as auth_log, \
+            f.write('[api]\nport = %d\nhost_ip = 127.0.0.1\n' % free)
+        with mock.patch.object(cmd_api, 'serve',
+                               return_value=0) as serve, \
                 mock.patch('oslo_log.log.setup'):
-            cmd_api.main(['--config-file', conf_file,
-                          '--config-dir', conf_d])
-        binary, argv, env = execve.call_args[0]
-        self.assertEqual('/x/uwsgi', binary)
-        self.assertEqual('0.0.0.0:9123',
-                         argv[argv.index('--http-socket') + 1])
-        self.assertEqual(
-            [conf_file, os.path.join(conf_d, 'a.conf'),
-             os.path.join(conf_d, 'b.conf')],
-            wsgi_env.config_files(env))
-        auth_log.warning.assert_called_once()
+            self.assertEqual(0, cmd_api.main(['--config-file', conf_file]))
+        sock = serve.call_args[0][1]
+        self.addCleanup(sock.close)
+        self.assertEqual(('127.0.0.1', free), sock.getsockname())
+        # Listening: a client connects before any process serves.
+        socket.create_connection(('127.0.0.1', free), 5).close()
 
-    def test_main_without_uwsgi(self):
+    def test_main_with_the_port_taken(self):
         stderr = self.useFixture(fixtures.StringStream('stderr')).stream
         self.useFixture(fixtures.MonkeyPatch('sys.stderr', stderr))
-        with mock.patch.object(cmd_api, 'find_uwsgi',
-                               side_effect=cmd_api.UwsgiNotFound('no')), \
-                mock.patch('os.execve') as execve, \
-                mock.patch('oslo_log.log.setup'):
+        taken = socket.socket()
+        self.addCleanup(taken.close)
+        taken.bind(('127.0.0.1', 0))
+        taken.listen()
+        self.flags(group='api', host_ip='127.0.0.1',
+                   port=taken.getsockname()[1])
+        with mock.patch.object(cmd_api, 'serve') as serve, \
+                mock.patch.object(cmd_api.config, 'prepare_service'), \
+                mock.patch.object(cmd_api.config, 'CONF', self.conf):
             self.assertEqual(1, cmd_api.main([]))
-        execve.assert_not_called()
+        serve.assert_not_called()
         stderr.seek(0)
-        self.assertIn('flavor-exporter-api: no', stderr.read())
+        lines = stderr.read().splitlines()
+        self.assertEqual(1, len(lines))
+        self.assertIn('flavor-exporter-api: cannot listen on 127.0.0.1:%d'
+                      % taken.getsockname()[1], lines[0])

@@ -16,10 +16,12 @@
 import concurrent.futures
 import datetime
 import http.client
+import json
 import socket
 import time
 from unittest import mock
 
+from flavor_exporter.api import port
 from flavor_exporter.api import server
 from flavor_exporter.common import cache
 from flavor_exporter.common import published as pub
@@ -73,6 +75,24 @@ class TestThreadedServer(base.ApiTestCase):
         srv = server.ThreadedServer(slow_app, '127.0.0.1',
                                     taken.getsockname()[1])
         self.assertRaises(OSError, srv.start)
+
+    def test_serves_on_a_given_socket_and_answers_malformed_in_json(self):
+        sock = port.listen('127.0.0.1', 0, 16)
+        self.addCleanup(sock.close)
+        srv = server.ThreadedServer(slow_app, '127.0.0.1', 1, sockets=[sock])
+        srv.start()
+        self.addCleanup(srv.stop)
+        self.assertEqual(sock.getsockname()[1], srv.port)
+        self.assertEqual((200, b'/x'), get(srv.port, '/x'))
+        with socket.create_connection(('127.0.0.1', srv.port), 5) as client:
+            client.sendall(b'\x00 not HTTP\r\n\r\n')
+            answer = b''
+            while chunk := client.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b'\r\n\r\n')
+        self.assertTrue(head.startswith(b'HTTP/1.0 400 '), head)
+        self.assertIn(b'Content-Type: application/json', head)
+        self.assertEqual(400, json.loads(body)['error']['code'])
 
     def test_stop_before_start(self):
         server.ThreadedServer(slow_app, '127.0.0.1', 0).stop()

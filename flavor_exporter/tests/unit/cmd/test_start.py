@@ -98,17 +98,16 @@ class TestBadAlias(StartTestCase):
 
     def test_api_computing_on_a_cold_cache(self):
         path = self.bad_alias_file('[api]\ncompute_on_miss = true\n')
-        with mock.patch('os.execve') as execve:
+        with mock.patch.object(cmd_api, 'serve') as serve:
             status = cmd_api.main(['--config-file', path])
         self.assertRefused('flavor-exporter-api', status, ALIAS_ERROR)
-        execve.assert_not_called()
+        serve.assert_not_called()
 
     def test_api_that_never_computes_ignores_aliases(self):
-        with mock.patch('os.execve') as execve, \
-                mock.patch.object(cmd_api, 'find_uwsgi',
-                                  return_value='/x/uwsgi'):
+        with mock.patch.object(cmd_api, 'serve') as serve, \
+                mock.patch.object(cmd_api.port, 'listen') as listen:
             cmd_api.main(['--config-file', self.bad_alias_file()])
-        execve.assert_called_once()
+        serve.assert_called_once_with(mock.ANY, listen.return_value)
 
 
 class TestOtherConfigErrors(StartTestCase):

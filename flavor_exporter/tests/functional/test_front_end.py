@@ -1,0 +1,169 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Raw requests to both serving commands: every one gets an answer.
+
+flavor-exporter-api and flavor-exporter-all receive, over plain sockets,
+what clients and scanners send: oversized request lines, queries and
+headers, bytes that are not UTF-8, HTTP/0.9, empty path segments, other
+methods, slow senders. Each request gets a well-formed HTTP response,
+JSON where the API answers. A taken port stops each command with one
+line before anything else starts.
+"""
+
+import json
+import socket
+import subprocess
+
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from flavor_exporter.tests.functional import test_commands
+from flavor_exporter.tests import sample_cloud
+from testcloud import loopback
+
+
+def raw(port, data, timeout=30):
+    """The server's whole answer to the bytes data: (status, headers, body).
+
+    status is None when the server closed the connection without a
+    status line.
+    """
+    answer = b''
+    with socket.create_connection(('127.0.0.1', port), timeout) as sock:
+        try:
+            sock.sendall(data)
+        except BrokenPipeError:
+            # The server answered and closed before reading all of it.
+            pass
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            # Closed with unread request bytes: TCP resets the connection
+            # after the answer.
+            pass
+    head, _, body = answer.partition(b'\r\n\r\n')
+    lines = head.decode('latin-1').split('\r\n')
+    if not lines[0].startswith('HTTP/1.'):
+        return None, {}, answer
+    headers = dict(line.split(': ', 1) for line in lines[1:] if ': ' in line)
+    return int(lines[0].split()[1]), headers, body
+
+
+def get(target, headers=b''):
+    return b'GET %s HTTP/1.1\r\nHost: test\r\nConnection: close\r\n%s\r\n' % (
+        target, headers)
+
+
+#: (what is sent, status expected), each answered in JSON.
+REQUESTS = [
+    (get(b'/v2/flavors/?name=zzz&pad=' + b'a' * 40000), 414),
+    (get(b'/v2/flavors/?' + b'&'.join(b'p%d=1' % i for i in range(5000))),
+     414),
+    (get(b'/v2/flavors/?' + b'&'.join(b'p%d=1' % i for i in range(500))),
+     400),
+    (get(b'/v2/flavors/' + b'a' * 60000), 414),
+    (get(b'/v2/flavors/', b'X-Big: ' + b'a' * 70000 + b'\r\n'), 431),
+    (get(b'/v2/flavors/', b'X-Huge: ' + b'a' * 300000 + b'\r\n'), 431),
+    (get(b'/v2/flavors/%ff'), 400),
+    (get(b'/docs/%ff'), 400),
+    (get(b'/gpus/flavors/%C3%28'), 400),
+    (get(b'/gpus/flavors//'), 404),
+    (get(b'/v2/flavors//'), 404),
+    (b'POST /healthcheck HTTP/1.0\r\nContent-Length: 0\r\n\r\n', 405),
+    (b'DELETE /healthcheck HTTP/1.0\r\n\r\n', 405),
+    (b'TRACE /healthcheck HTTP/1.0\r\n\r\n', 405),
+    (b'\x00\x01 not HTTP at all\r\n\r\n', 400),
+]
+
+
+class FrontEndMixin:
+    """The checks; subclasses start one command on self.port."""
+
+    def test_every_request_answered(self):
+        self.start_serving()
+        for request, expected in REQUESTS:
+            status, headers, body = raw(self.port, request)
+            what = request[:60]
+            self.assertEqual(expected, status, what)
+            self.assertEqual('application/json', headers['Content-Type'],
+                             what)
+            json.loads(body)
+        # HTTP/0.9 (no version): an answer, not a closed connection.
+        status, headers, body = raw(self.port, b'GET /v2/flavors/\r\n\r\n')
+        self.assertIsNotNone(status, body[:200])
+        # The API still answers after all of that.
+        self.assertEqual(200, raw(self.port, get(b'/v2/flavors/'))[0])
+
+    def test_slow_clients_hold_nothing(self):
+        self.start_serving()
+        # More slow connections than the command has threads in all, each
+        # sending half a request and then nothing.
+        slow = []
+        try:
+            for _ in range(50):
+                sock = socket.create_connection(('127.0.0.1', self.port), 30)
+                sock.sendall(b'GET /v2/flavors/ HTTP/1.1\r\nHost: t')
+                slow.append(sock)
+            status, _, body = raw(self.port, get(b'/v2/flavors/?gpu=true'))
+            self.assertEqual(200, status)
+            self.assertTrue(json.loads(body)['flavors'])
+        finally:
+            for sock in slow:
+                sock.close()
+
+    def test_port_taken(self):
+        taken = socket.socket()
+        self.addCleanup(taken.close)
+        taken.bind(('127.0.0.1', self.port))
+        taken.listen()
+        done = subprocess.run(
+            fe_fixtures.console_script(self.command) +
+            ['--config-file', self.config_file()], env=self.env(),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            timeout=120)
+        self.assertEqual(1, done.returncode)
+        self.assertEqual(['%s: cannot listen on 127.0.0.1:%d (Address already '
+                          'in use); stop what uses the port or set [api] '
+                          'port to another one.'
+                          % (self.command, self.port)],
+                         done.stderr.splitlines())
+        # Before any refresh: nothing was published.
+        self.assertIsNone(self.store.current())
+
+
+class TestApiCommand(FrontEndMixin, test_commands.CommandsTestCase):
+
+    command = 'flavor-exporter-api'
+
+    def config_file(self):
+        return self.write_config()
+
+    def start_serving(self):
+        sample_cloud.publish(self.store, sample_cloud.many_flavors(20),
+                             host_list=sample_cloud.many_hosts(4))
+        self.start(self.command, self.config_file())
+        loopback.wait_for_port(self.port, timeout=60)
+        self.wait_for('/v2/flavors/')
+
+
+class TestAllCommand(FrontEndMixin, test_commands.CommandsTestCase):
+
+    command = 'flavor-exporter-all'
+
+    def config_file(self):
+        return self.write_config()
+
+    def start_serving(self):
+        self.start(self.command, self.config_file())
+        loopback.wait_for_port(self.port, timeout=60)
+        self.wait_for('/v2/flavors/', timeout=120)
