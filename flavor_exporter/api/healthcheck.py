@@ -18,6 +18,12 @@ An API process that answers but serves no data, or data older than
 so the ``flavor_exporter_data`` healthcheck plugin (registered in
 setup.cfg) is always enabled, before the ``[healthcheck] backends`` an
 operator lists.
+
+Data that excludes unreadable hosts (see [capacity]
+max_unreadable_hosts_percent) is served with a 200 whose reason starts
+with DEGRADED: oslo.middleware knows only available or not, and a 503
+would make a load balancer drop every API process over one compute host,
+serving nothing instead of numbers that say they are partial.
 """
 
 import importlib.metadata
@@ -27,6 +33,7 @@ from oslo_middleware.healthcheck import opts
 from oslo_middleware.healthcheck import pluginbase
 
 from flavor_exporter.api import generations
+from flavor_exporter.common import published as pub
 
 NAMESPACE = healthcheck.Healthcheck.NAMESPACE
 PLUGIN = 'flavor_exporter_data'
@@ -57,6 +64,15 @@ class DataFreshnessCheck(pluginbase.HealthcheckBaseExtension):
                 available=False, reason='Capacity data is stale',
                 details='age %s; %s' % (age, view.trouble or
                                         'older than [api] stale_after'))
+        unreadable = view.generation.pointer.get(pub.UNREADABLE_COUNT)
+        if unreadable:
+            return pluginbase.HealthcheckResult(
+                available=True,
+                reason='DEGRADED: capacity data is partial, %d host(s) '
+                'unreadable' % unreadable,
+                details='data age %s; the hosts are excluded from every '
+                'flavor and named in unreadable_hosts of /v2/status and '
+                'the v2 documents' % age)
         return pluginbase.HealthcheckResult(
             available=True, reason='OK', details='data age %s' % age)
 

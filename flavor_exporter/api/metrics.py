@@ -58,6 +58,11 @@ def live_gauges(view, status):
                         'its last check.',
                         not (view.trouble or '').startswith(
                             generations.UNREACHABLE))
+        lines += _gauge('flavor_exporter_hosts_unreadable',
+                        'Hosts the served data excludes because their '
+                        'resources could not be read.',
+                        view.generation.pointer.get(pub.UNREADABLE_COUNT,
+                                                    0))
     status = status or {}
     lines += _gauge('flavor_exporter_refresh_duration_seconds',
                     'Duration of the last refresh attempt.',

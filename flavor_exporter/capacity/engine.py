@@ -45,6 +45,11 @@ UNCERTAIN = ('the count is not proven exact on some hosts: request groups '
              'bring the required traits')
 
 
+# Why a flavor does not count a host the source could not read; the
+# report's unreadable map (published as unreadable_hosts) names them.
+UNREADABLE = 'host data unreadable'
+
+
 @dataclasses.dataclass
 class Options:
     """The engine's knobs, decoupled from oslo.config for testing."""
@@ -149,9 +154,19 @@ class Report:
     api_calls: int = 0
     hosts: list = dataclasses.field(default_factory=list)  # model.Host
 
+    @property
+    def unreadable(self):
+        """{host name: why} of the hosts the source could not read."""
+        return {host.name: host.unreadable for host in self.hosts
+                if host.unreadable}
+
 
 def _exclusion(host, request, options, metadata):
     """Why the scheduler would not consider host for request, or None."""
+    if host.unreadable:
+        # Not the scheduler's reason: this service's, for a host it could
+        # not count.
+        return UNREADABLE
     if not host.providers:
         return 'no resource provider'
     if not host.enabled or DISABLED_TRAIT in host.traits:
@@ -213,11 +228,65 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
     return result
 
 
+def _requested_classes(request):
+    return {rc for group in request.groups
+            for rc, amount in group.resources.items() if amount}
+
+
+def source_notes(request, observable, pool_types):
+    """Lines on what the snapshot's source could not see for request.
+
+    observable: the classes the source sees (None: all of Placement's);
+    pool_types: the GPU types of the snapshot's GPU host aggregates, which
+    count devices of a PCI alias of that name.
+    """
+    lines = []
+    if observable is not None:
+        hidden = sorted(_requested_classes(request) - observable)
+        fallback = request.fallback
+        if hidden and fallback is not None and not (
+                _requested_classes(fallback) - observable):
+            lines.append('%s: not observable by this source; counted '
+                         'through the VCPU fallback query only'
+                         % ', '.join(hidden))
+        elif hidden:
+            lines.append('%s: not observable by this source (it sees %s); '
+                         'not counted, use the placement source'
+                         % (', '.join(hidden), ', '.join(sorted(observable))))
+    for demand in request.pci:
+        pooled = demand.alias in pool_types
+        if demand.resource_class is None:
+            if pooled:
+                lines.append('PCI alias %r is not in [pci] alias: counted '
+                             'from GPU host aggregates only, not from '
+                             'devices in Placement' % demand.alias)
+            else:
+                lines.append('PCI alias %r is not in [pci] alias and no GPU '
+                             'host aggregate offers it: nothing can be '
+                             'counted' % demand.alias)
+        elif (observable is not None and not pooled
+              and demand.resource_class not in observable):
+            lines.append('PCI alias %r (%s): not observable by this source '
+                         'and no GPU host aggregate offers it; not counted'
+                         % (demand.alias, demand.resource_class))
+    return lines
+
+
+def _add_source_notes(flavors, snapshot):
+    pool_types = {pool.gpu_type for host in snapshot.hosts
+                  for pool in host.gpu_pools}
+    for result in flavors:
+        if result.request is not None:
+            result.request.unsupported.extend(source_notes(
+                result.request, snapshot.observable, pool_types))
+
+
 def _skipped(flavor, patterns):
     return flavor.disabled or any(p.search(flavor.name) for p in patterns)
 
 
 def _report(snapshot, flavors):
+    _add_source_notes(flavors, snapshot)
     return Report(source=snapshot.source,
                   collected_at=snapshot.collected_at,
                   flavors=flavors,

@@ -61,7 +61,8 @@ def _shape(host, metadata):
     pools = tuple((pool.gpu_type, pool.count) for pool in host.gpu_pools)
     values = tuple(sorted((key, tuple(sorted(found)))
                           for key, found in metadata.items()))
-    return host.enabled, host.up, providers, pools, values
+    return (host.enabled, host.up, host.unreadable is not None, providers,
+            pools, values)
 
 
 def _layout(host):

@@ -99,6 +99,10 @@ class Host:
     aggregates: list = dataclasses.field(default_factory=list)
     providers: list = dataclasses.field(default_factory=list)  # root first
     gpu_pools: list = dataclasses.field(default_factory=list)
+    # Why the source could not read this host's resources (an answer it
+    # could not use), or None. Such a host is kept, with no providers, so
+    # that every flavor names it as excluded instead of counting less.
+    unreadable: str | None = None
 
     @property
     def root(self):
@@ -141,3 +145,7 @@ class Snapshot:
     # Data the collector skipped, one human-readable line each.
     problems: list = dataclasses.field(default_factory=list)
     api_calls: int = 0
+    # The resource classes the source can see at all, or None when it sees
+    # every class Placement has (a flavor asking for another one is marked
+    # unsupported rather than counted as 0 of 0 without a word).
+    observable: frozenset | None = None

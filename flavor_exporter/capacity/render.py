@@ -196,12 +196,15 @@ def metrics(report):
 
 def _head(report):
     return {pub.TIMESTAMP: pub.COLLECTED_AT, pub.SOURCE: report.source,
-            pub.STALE: False}
+            pub.STALE: False,
+            pub.UNREADABLE_HOSTS: dict(sorted(report.unreadable.items()))}
 
 
 def _pointer(report):
-    return pub.pointer(report.collected_at, report.source,
-                       len(report.flavors), report.api_calls)
+    pointer = pub.pointer(report.collected_at, report.source,
+                          len(report.flavors), report.api_calls)
+    pointer[pub.UNREADABLE_COUNT] = len(report.unreadable)
+    return pointer
 
 
 def list_document(report, gpu=None):

@@ -87,10 +87,9 @@ def notes(specs, pinned, pci, aliases, idle_aliases=()):
                         if model in _STATELESS_FIRMWARE_MODELS else ''))
     for demand in pci:
         alias = aliases.get(demand.alias)
-        if alias is None:
-            lines.append('PCI alias %r is not in [pci] alias: no Placement '
-                         'resource class known' % demand.alias)
-        elif alias.alternatives:
+        # An alias missing from [pci] alias is noted by the engine, which
+        # knows whether GPU host aggregates counted it.
+        if alias is not None and alias.alternatives:
             lines.append('PCI alias %r has %d specs: Nova refuses that with '
                          'PCI in Placement, else any of them matches; only '
                          'the first is modelled'

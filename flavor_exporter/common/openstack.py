@@ -39,8 +39,8 @@ LOG = log.getLogger(__name__)
 class CloudError(Exception):
     """A call to the cloud failed; the refresh that made it is abandoned.
 
-    status: the HTTP status the cloud answered with, None when the call
-    got no answer.
+    status: the HTTP status the cloud answered with (200 too, for an
+    answer that is not JSON), None when the call got no answer.
     """
 
     def __init__(self, message, status=None):
@@ -236,7 +236,8 @@ class CloudClient:
             raise CloudError(
                 _('%(service)s GET %(path)s answered with invalid JSON: '
                   '%(error)s')
-                % {'service': service, 'path': path, 'error': exc}) from exc
+                % {'service': service, 'path': path, 'error': exc},
+                status=response.status_code) from exc
 
     def get_all(self, service, path, key, microversion=None, params=None):
         """Every item of a Nova list call, following its pagination."""

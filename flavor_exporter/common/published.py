@@ -113,6 +113,11 @@ STALE = 'stale'                # set to true by the API on old data
 LEGACY_ID = 'flavor_openstack_id'
 HOSTS = 'hosts'                # a flavor's per-host rows, as served
 EXCLUDED = 'excluded_hosts'    # {why: how many hosts}
+#: {host: why} of the hosts whose resources could not be read: excluded
+#: from every flavor (EXCLUDED says how many under UNREADABLE_REASON), so
+#: the numbers are partial while it is not empty. In the head of the v2
+#: documents, in the status entry (at most UNREADABLE_PUBLISHED hosts).
+UNREADABLE_HOSTS = 'unreadable_hosts'
 
 # Columns of v2_flavor_hosts() and of hosts_page() documents.
 POSITION = 'position'          # index of the host in the host index
@@ -142,6 +147,8 @@ LEGACY_TIMESTAMP = 'legacy_timestamp'
 SOURCE = 'source'
 FLAVOR_COUNT = 'flavor_count'
 API_CALLS = 'api_calls'
+#: How many hosts of the generation were unreadable (also a status field).
+UNREADABLE_COUNT = 'unreadable_host_count'
 
 # The manifest: {DOCUMENTS: {document name: Entry as a list}}.
 DOCUMENTS = 'documents'
@@ -157,7 +164,9 @@ LAST_SUCCESS_AT = 'last_success_at'
 LAST_ERROR = 'last_error'      # {"at", "message"}, or None
 DURATION = 'duration_seconds'
 CONSECUTIVE_FAILURES = 'consecutive_failures'
-# API_CALLS too, as in the pointer.
+# API_CALLS too, as in the pointer; after a successful refresh also
+# UNREADABLE_HOSTS and UNREADABLE_COUNT, of the data it published.
+UNREADABLE_PUBLISHED = 100
 
 
 def initial_status():

@@ -57,6 +57,15 @@ opts = [
                      'metadata as Nova\'s AggregateInstanceExtraSpecsFilter '
                      'does. Turn off when that filter is not enabled in '
                      'the Nova scheduler.'),
+    cfg.IntOpt('max_unreadable_hosts_percent', default=10, min=0, max=100,
+               help='A host whose resources the source could not read (an '
+                    'error or an unusable answer for one of its resource '
+                    'providers) is excluded from every flavor and named in '
+                    'the documents, /v2/status and /metrics. When more '
+                    'than this percentage of the hosts is unreadable, the '
+                    'refresh fails instead: the last good data stays '
+                    'published and becomes stale after [api] stale_after. '
+                    '0 fails the refresh on any unreadable host.'),
 ]
 
 

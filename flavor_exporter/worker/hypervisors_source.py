@@ -32,6 +32,9 @@ from flavor_exporter.worker import nova
 LOG = log.getLogger(__name__)
 
 HYPERVISOR_MICROVERSION = '2.87'
+# All that os-hypervisors reports: a flavor asking for any other class
+# (VGPU, PCPU, custom classes) cannot be counted from this source.
+OBSERVABLE = frozenset(['VCPU', 'MEMORY_MB', 'DISK_GB'])
 
 
 class HypervisorsSource:
@@ -92,24 +95,29 @@ class HypervisorsSource:
         for hypervisor in hypervisors:
             service_host = (hypervisor.get('service') or {}).get('host')
             label = hypervisor.get('hypervisor_hostname') or service_host
-            try:
-                provider = self._root_provider(hypervisor)
-            except (KeyError, TypeError, ValueError) as exc:
-                problems.append(_('hypervisor %(hypervisor)s: no usable '
-                                  'resource figures (%(error)s), skipped')
-                                % {'hypervisor': label, 'error': exc})
-                continue
             if not service_host:
                 problems.append(_('hypervisor %s: no compute service host, '
                                   'skipped') % label)
                 continue
+            providers, unreadable = [], None
+            try:
+                providers = [self._root_provider(hypervisor)]
+            except (KeyError, TypeError, ValueError) as exc:
+                # Excluded and named rather than left out: leaving it out
+                # would lower every count without a word.
+                unreadable = (_('hypervisor %(hypervisor)s: no usable '
+                                'resource figures (%(error)s)')
+                              % {'hypervisor': label, 'error': exc})
+                problems.append(_('%s, excluded from every flavor')
+                                % unreadable)
             hosts.append(model.Host(
                 name=service_host,
-                node=hypervisor['hypervisor_hostname'],
+                node=label,
                 enabled=hypervisor.get('status') == 'enabled',
                 up=hypervisor.get('state') == 'up',
-                providers=[provider],
-                gpu_pools=pools.get(service_host, [])))
+                providers=providers,
+                gpu_pools=pools.get(service_host, []),
+                unreadable=unreadable))
 
         nova.assign_aggregates(
             hosts, aggregates, {host.name for host in hosts},
@@ -120,4 +128,5 @@ class HypervisorsSource:
         return model.Snapshot(source=self.name, flavors=flavors,
                               hosts=sorted(hosts, key=lambda h: h.node),
                               problems=problems,
-                              api_calls=client.call_count - calls_before)
+                              api_calls=client.call_count - calls_before,
+                              observable=OBSERVABLE)

@@ -63,9 +63,10 @@ CANDIDATES_MICROVERSION = '1.29'
 # the favourite on ties.
 DEFAULT_PROBE_CLASS = 'VCPU'
 # Answers meaning this Placement cannot give summaries (too old for the
-# microversion, or no allocation candidates at all); usages are then read
-# one provider at a time.
-_NO_CANDIDATES = (400, 404, 406)
+# microversion, or no allocation candidates at all, or a 200 whose body is
+# not JSON); usages are then read one provider at a time, which costs
+# calls but changes no number.
+_NO_CANDIDATES = (200, 400, 404, 406)
 
 # Placement's own bounds for inventory fields (placement/schemas).
 _INVENTORY_FIELDS = {
@@ -79,6 +80,17 @@ _INVENTORY_FIELDS = {
 
 class _Malformed(ValueError):
     """Placement answered something this module cannot use."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Failed:
+    """Placement answered one provider's call with an error.
+
+    Kept in place of the answer, so that the provider is unreadable in
+    this refresh only: it is not cached, and the next refresh asks again.
+    """
+
+    message: str
 
 
 def _is_number(value):
@@ -231,7 +243,8 @@ class _Cached:
 
     A provider Placement described in a way this module cannot use is kept
     too, with its problem, so that it is reported on every refresh without
-    being read again until its generation moves.
+    being read again until its generation moves. A provider whose call
+    failed is not kept: it is read again next time.
     """
 
     generation: int
@@ -253,7 +266,10 @@ class Reading:
     """
 
     providers: dict  # uuid -> model.Provider
-    unusable: dict  # uuid -> problem line, for providers left out
+    # uuid -> why it could not be read (the error answer, or "unusable
+    # inventories answer (...)"), for providers left out: the host of
+    # such a provider is unreadable.
+    unusable: dict
     cache: dict  # uuid -> _Cached
     # The class the next refresh's allocation candidates query asks for.
     probe_class: str
@@ -326,17 +342,26 @@ def _calls_for(summary, cache, summarized):
 
 def _parse(summary, got):
     """A _Cached for a provider just read (kept even if malformed)."""
+    what = 'inventories'
     try:
         inventories = parse_inventories(got['inventories'])
+        what = 'traits'
         traits = got['traits']
         if not isinstance(traits, frozenset):
             traits = parse_traits(traits)
     except _Malformed as exc:
         return _Cached(generation=summary.generation,
-                       problem='resource provider %s: %s, skipped'
-                       % (summary.label, exc))
+                       problem='unusable %s answer (%s)' % (what, exc))
     return _Cached(generation=summary.generation,
                    inventories=inventories, traits=traits)
+
+
+def _failure(got):
+    """The first failed call among a provider's answers, or None."""
+    for what in ('inventories', 'traits', 'usages'):
+        if isinstance(got.get(what), _Failed):
+            return got[what].message
+    return None
 
 
 def read_providers(client, wanted, previous=None):
@@ -363,8 +388,18 @@ def read_providers(client, wanted, previous=None):
 
     def get(call):
         uuid, what = call
-        return client.get('placement', '/resource_providers/%s/%s'
-                          % (uuid, what), PLACEMENT_MICROVERSION)
+        try:
+            return client.get('placement', '/resource_providers/%s/%s'
+                              % (uuid, what), PLACEMENT_MICROVERSION)
+        except openstack.CloudError as exc:
+            if exc.status is None:
+                # No answer at all: Placement is unreachable, which is
+                # the refresh's failure, not this provider's.
+                raise
+            # An answer for this provider alone (a 500, a 404 for a
+            # provider deleted since the listing, a body that is not
+            # JSON): its host is unreadable, the others are counted.
+            return _Failed(str(exc))
 
     answers = {}
     for (uuid, what), body in zip(calls, client.map(get, calls)):
@@ -378,8 +413,16 @@ def read_providers(client, wanted, previous=None):
     fetched = 0
     for summary in wanted:
         got = answers.get(summary.uuid, {})
+        failed = _failure(got)
         if 'inventories' in got:
             fetched += 1
+        if failed is not None:
+            # What was just asked is not cached: asked again next refresh.
+            if 'inventories' not in got and summary.uuid in cache:
+                entries[summary.uuid] = cache[summary.uuid]
+            unusable[summary.uuid] = failed
+            continue
+        if 'inventories' in got:
             entry = _parse(summary, got)
         else:
             entry = cache[summary.uuid]
@@ -391,8 +434,7 @@ def read_providers(client, wanted, previous=None):
             except _Malformed as exc:
                 # Read again next refresh anyway; inventories and traits
                 # stay cached.
-                problem = ('resource provider %s: %s, skipped'
-                           % (summary.label, exc))
+                problem = 'unusable usages answer (%s)' % exc
         if problem is not None:
             unusable[summary.uuid] = problem
             continue

@@ -122,23 +122,29 @@ class PlacementSource:
                     % {'node': node, 'host': service_host,
                        'provider': summaries[uuid].label})
                 continue
-            providers = self._tree(summaries[uuid], trees[uuid], reading,
-                                   problems)
-            if not providers:
-                problems.append(_('hypervisor %(node)s (host %(host)s): its '
-                                  'root provider is unusable, skipped')
-                                % {'node': node, 'host': service_host})
-                continue
+            providers, unreadable = self._tree(summaries[uuid], trees[uuid],
+                                               reading, problems)
+            if unreadable:
+                # Counting the host without the provider would publish a
+                # number the unreadable answer made lower: the host is
+                # excluded from every flavor instead, and named.
+                problems.append(
+                    _('hypervisor %(node)s (host %(host)s): unreadable, '
+                      'excluded from every flavor: %(why)s')
+                    % {'node': node, 'host': service_host,
+                       'why': unreadable})
+                providers = []
             # os-services is the scheduler's view; the hypervisor carries
             # the same service state should os-services miss the host.
             fallback = (hypervisor.get('status') == 'enabled',
                         hypervisor.get('state') == 'up')
             enabled, up = services.get(service_host, fallback)
-            if DISABLED_TRAIT in providers[0].traits:
+            if providers and DISABLED_TRAIT in providers[0].traits:
                 enabled = False
             hosts.append(model.Host(name=service_host, node=node,
                                     enabled=enabled, up=up,
-                                    providers=providers))
+                                    providers=providers,
+                                    unreadable=unreadable))
 
         self._place_in_aggregates(hosts, nodes, aggregates, problems)
         self._add_gpu_pools(client, hosts, aggregates, problems)
@@ -185,12 +191,21 @@ class PlacementSource:
 
     @staticmethod
     def _tree(root, members, reading, problems):
-        """[model.Provider] of one host, root first, parents before kids.
+        """([model.Provider] of one host, why it is unreadable or None).
 
-        A provider that cannot be used takes its descendants with it: a
-        child whose parent is missing has no place in the tree Nova sees.
-        An unusable root gives [].
+        Providers come root first, parents before kids. A provider Placement
+        gave no usable answer for makes the whole host unreadable: without
+        it the host would count less than it holds (or, for a child, hold
+        classes it does not have).
         """
+        unreadable = [
+            _('resource provider %(provider)s: %(why)s')
+            % {'provider': summary.label, 'why': reading.unusable[
+                summary.uuid]}
+            for summary in sorted(members, key=lambda s: s.uuid != root.uuid)
+            if summary.uuid in reading.unusable]
+        if unreadable:
+            return [], '; '.join(unreadable)
         children = {}
         for summary in members:
             if summary.uuid != root.uuid:
@@ -203,17 +218,6 @@ class PlacementSource:
             reached.add(summary.uuid)
             kids = sorted(children.get(summary.uuid, []),
                           key=lambda s: (s.name, s.uuid))
-            if summary.uuid in reading.unusable:
-                problems.append(reading.unusable[summary.uuid])
-                for kid in kids:
-                    problems.append(
-                        _('resource provider %(provider)s: its parent '
-                          '%(parent)s was skipped, skipped with it')
-                        % {'provider': kid.label, 'parent': summary.label})
-                    reached.add(kid.uuid)
-                if summary is root:
-                    return []
-                continue
             providers.append(reading.providers[summary.uuid])
             queue.extend(kids)
         for summary in members:
@@ -223,7 +227,7 @@ class PlacementSource:
                       'is not in the tree of %(root)s, skipped')
                     % {'provider': summary.label,
                        'parent': summary.parent_uuid, 'root': root.label})
-        return providers
+        return providers, None
 
     def _place_in_aggregates(self, hosts, nodes, aggregates, problems):
         # Hosts skipped above are already reported; do not report them

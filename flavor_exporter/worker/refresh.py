@@ -66,6 +66,28 @@ def engine_options(conf):
             conf.capacity.aggregate_instance_extra_specs))
 
 
+class TooManyUnreadable(Exception):
+    """More hosts were unreadable than [capacity] allows to publish."""
+
+
+def check_unreadable(report, percent):
+    """TooManyUnreadable when over percent % of report's hosts are.
+
+    Below the bound the unreadable hosts are published as excluded and
+    named; above it (Placement failing for many providers at once) the
+    numbers would say little, and the last good data is kept instead.
+    """
+    unreadable = report.unreadable
+    if unreadable and len(unreadable) * 100 > percent * len(report.hosts):
+        raise TooManyUnreadable(
+            '%d of %d hosts unreadable, more than [capacity] '
+            'max_unreadable_hosts_percent=%d allows; the last good data '
+            'stays published. First: %s'
+            % (len(unreadable), len(report.hosts), percent,
+               '; '.join('%s: %s' % item
+                         for item in sorted(unreadable.items())[:3])))
+
+
 def make_source(conf, client):
     """The configured capacity source; auto prefers Placement."""
     wanted = conf.capacity.source
@@ -121,6 +143,8 @@ class Refresher:
             # meanwhile, this result is older than its and is dropped.
             base = self._store.current()
             report = self.compute()
+            check_unreadable(
+                report, self._conf.capacity.max_unreadable_hosts_percent)
             documents, pointer = render.documents(report)
             pointer[pub.DURATION] = round(
                 time.monotonic() - started, 3)
@@ -153,11 +177,19 @@ class Refresher:
         # published numbers are only as good as these lines allow.
         self._status['problems'] = report.problems[:PROBLEMS_PUBLISHED]
         self._status['problem_count'] = len(report.problems)
+        unreadable = report.unreadable
+        self._status[pub.UNREADABLE_HOSTS] = dict(
+            sorted(unreadable.items())[:pub.UNREADABLE_PUBLISHED])
+        self._status[pub.UNREADABLE_COUNT] = len(unreadable)
         self._record(started, api_calls=report.api_calls)
         LOG.info('Published capacity of %d flavors from %s in %.2fs '
                  '(%d API calls, %d problems)', len(report.flavors),
                  report.source, time.monotonic() - started,
                  report.api_calls, len(report.problems))
+        if unreadable:
+            LOG.warning('%d host(s) unreadable, excluded from every flavor '
+                        'and named in the documents: %s', len(unreadable),
+                        ', '.join(sorted(unreadable)))
         return True
 
     def _record(self, started, error=None, api_calls=None):

@@ -22,6 +22,7 @@ from oslo_middleware.healthcheck import opts as hc_opts
 
 from flavor_exporter.api import documents
 from flavor_exporter.api import hooks
+from flavor_exporter.capacity import model
 from flavor_exporter.common import published as pub
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
@@ -95,6 +96,16 @@ class TestMetrics(base.ApiTestCase):
         self.assertTrue(text.startswith('a 1\n# HELP '), text)
         self.assertTrue(text.endswith('\n'))
 
+    def test_unreadable_hosts_of_the_served_generation(self):
+        self.publish()
+        self.assertEqual('0', self.gauges(self.app.get('/metrics').text)[
+            'flavor_exporter_hosts_unreadable'])
+        sample.publish(self.store, host_list=sample.hosts() + [
+            model.Host('broken', 'broken.example.org',
+                       unreadable='resource provider: answered 500')])
+        self.assertEqual('1', self.gauges(self.app.get('/metrics').text)[
+            'flavor_exporter_hosts_unreadable'])
+
 
 class TestDocs(base.ApiTestCase):
 
@@ -140,6 +151,19 @@ class TestHealthcheck(base.ApiTestCase):
                                 headers={'Accept': 'application/json'})
         self.assertEqual(['OK'], detailed.json['reasons'])
         self.assertEqual(204, self.app.head('/healthcheck').status_int)
+
+    def test_partial_data_is_degraded_not_down(self):
+        sample.publish(self.store, host_list=sample.hosts() + [
+            model.Host('broken', 'broken.example.org',
+                       unreadable='resource provider: answered 500')])
+        response = self.app.get('/healthcheck')
+        self.assertEqual(200, response.status_int)
+        self.assertEqual(b'DEGRADED: capacity data is partial, 1 host(s) '
+                         b'unreadable', response.body)
+        detailed = self.app.get('/healthcheck',
+                                headers={'Accept': 'application/json'})
+        self.assertEqual(['DEGRADED: capacity data is partial, 1 host(s) '
+                          'unreadable'], detailed.json['reasons'])
 
     def test_cold(self):
         response = self.app.get('/healthcheck', status=503)

@@ -189,8 +189,9 @@ class TestOne(base.ApiTestCase):
     def test_detail_shape(self):
         self.publish()
         body = self.app.get('/v2/flavors/1').json
-        self.assertEqual({'flavor', 'timestamp', 'source', 'stale'},
-                         set(body))
+        self.assertEqual({'flavor', 'timestamp', 'source', 'stale',
+                          'unreadable_hosts'}, set(body))
+        self.assertEqual({}, body['unreadable_hosts'])
         self.assertEqual('m1.large', body['flavor']['name'])
         self.assertEqual([('cmp000', 4, 3), ('cmp001', 4, 4)],
                          [(h['host'], h['total'], h['available'])

@@ -135,3 +135,68 @@ class TestEngine(base.BaseTestCase):
         result = compute([flavor('f', **specs)], [compute_host('a')])['f']
         self.assertEqual(0, result.total)
         self.assertEqual([engine.UNCERTAIN], result.request.unsupported)
+
+
+class TestUnreadableHosts(base.BaseTestCase):
+
+    def test_excluded_from_every_flavor_with_the_reason(self):
+        broken = model.Host('b', 'b.example.org', availability_zone='nova',
+                            unreadable='resource provider b: answered 500')
+        hosts = [compute_host('a'), broken, compute_host('c')]
+        snapshot = model.Snapshot('placement', [flavor('f'), flavor('g', 2)],
+                                  hosts)
+        options = engine.Options()
+        for report in (engine.compute(snapshot, options),
+                       engine.reference_compute(snapshot, options)):
+            self.assertEqual({'b': 'resource provider b: answered 500'},
+                             report.unreadable)
+            for result in report.flavors:
+                self.assertEqual({engine.UNREADABLE: 1}, result.excluded)
+                self.assertEqual(['a', 'c'], [h.host for h in result.hosts])
+            self.assertEqual(8, report.flavors[0].total)
+
+    def test_unreadable_host_is_not_grouped_with_a_readable_one(self):
+        # Same (empty) shape otherwise: a host without providers.
+        hosts = [model.Host('x', 'x'), model.Host('y', 'y', unreadable='?')]
+        result = compute([flavor('f')], hosts)['f']
+        self.assertEqual({'no resource provider': 1, engine.UNREADABLE: 1},
+                         result.excluded)
+
+
+class TestSourceNotes(base.BaseTestCase):
+
+    def notes(self, specs, observable=None, pools=(), aliases=None):
+        req = request.build_request(flavor('f', **specs), aliases or {})
+        return engine.source_notes(req, observable, set(pools))
+
+    def test_placement_sees_every_class(self):
+        self.assertEqual([], self.notes({'resources__VGPU': '1'}))
+
+    def test_class_the_source_cannot_see(self):
+        seen = frozenset(['VCPU', 'MEMORY_MB', 'DISK_GB'])
+        self.assertEqual([], self.notes({}, observable=seen))
+        self.assertEqual(
+            ['CUSTOM_FPGA, VGPU: not observable by this source (it sees '
+             'DISK_GB, MEMORY_MB, VCPU); not counted, use the placement '
+             'source'],
+            self.notes({'resources__VGPU': '1',
+                        'resources__CUSTOM_FPGA': '1'}, observable=seen))
+
+    def test_pinned_flavor_counted_through_the_fallback(self):
+        seen = frozenset(['VCPU', 'MEMORY_MB', 'DISK_GB'])
+        self.assertEqual(['PCPU: not observable by this source; counted '
+                          'through the VCPU fallback query only'],
+                         self.notes({'hw__cpu_policy': 'dedicated'},
+                                    observable=seen))
+
+    def test_alias_not_configured(self):
+        counted = self.notes({'pci_passthrough__alias': 'V100:1'},
+                             pools=['V100'])
+        self.assertEqual(["PCI alias 'V100' is not in [pci] alias: counted "
+                          "from GPU host aggregates only, not from devices "
+                          "in Placement"], counted)
+        self.assertEqual(["PCI alias 'V100' is not in [pci] alias and no "
+                          "GPU host aggregate offers it: nothing can be "
+                          "counted"],
+                         self.notes({'pci_passthrough__alias': 'V100:1'},
+                                    pools=['A100']))

@@ -184,6 +184,39 @@ class TestPredecessorExample(base.TestCase):
         self.assertIn('pci_passthrough:alias', bad.error)
         self.assertEqual((4, 3), self.numbers(report)[MEDIUM])
 
+    def test_hypervisor_without_figures_is_excluded_and_named(self):
+        bodies = copy.deepcopy(CLOUD)
+        hypervisors = bodies['/os-hypervisors/detail']['hypervisors']
+        broken = hypervisors[2]
+        del broken['vcpus']
+        report, _ = self.report(bodies)
+        name = broken['service']['host']
+        self.assertEqual([name], list(report.unreadable))
+        self.assertIn("no usable resource figures ('vcpus')",
+                      report.unreadable[name])
+        medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
+        self.assertEqual(1, medium.excluded[engine.UNREADABLE])
+        self.assertTrue(any(name in line and 'excluded from every flavor'
+                            in line for line in report.problems))
+
+    def test_vgpu_flavor_is_unsupported_not_silently_zero(self):
+        bodies = copy.deepcopy(CLOUD)
+        bodies['/flavors/detail']['flavors'].append(
+            flavor('vgpu', 'vgpu.small', 4, 1024,
+                   specs={'resources:VGPU': '1'}))
+        report, _ = self.report(bodies)
+        [vgpu] = [c for c in report.flavors if c.flavor.id == 'vgpu']
+        self.assertEqual(0, vgpu.total)
+        self.assertEqual(['VGPU: not observable by this source (it sees '
+                          'DISK_GB, MEMORY_MB, VCPU); not counted, use the '
+                          'placement source'], vgpu.request.unsupported)
+        # GPU aggregates count the PCI alias flavors: no note contradicts
+        # that, none says the alias is unknown.
+        medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
+        self.assertEqual(["PCI alias 'V100' is not in [pci] alias: counted "
+                          "from GPU host aggregates only, not from devices "
+                          "in Placement"], medium.request.unsupported)
+
     def test_server_whose_flavor_cannot_be_read_is_a_problem(self):
         bodies = copy.deepcopy(CLOUD)
         servers = bodies['/servers/detail']['servers']

@@ -858,14 +858,19 @@ class TestProblems(PlacementSourceTestCase):
                          [a.name for a in snapshot.hosts[0].aggregates])
 
     def test_inventory_without_total(self):
+        # Counting the host without its VGPU child would publish a lower
+        # VGPU count: the whole host is unreadable instead, and named.
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         del self.cloud.providers[child]['inventories']['VGPU']['total']
         snapshot = self.collect()
-        self.assertEqual([self.cn1],
-                         [p.uuid for p in snapshot.hosts[0].providers])
-        self.assertEqual(1, len(snapshot.problems))
-        self.assertIn(child, snapshot.problems[0])
-        self.assertIn('inventory of VGPU has no total', snapshot.problems[0])
+        [host] = snapshot.hosts
+        self.assertEqual([], host.providers)
+        self.assertIn(child, host.unreadable)
+        self.assertIn('unusable inventories answer (inventory of VGPU has '
+                      'no total)', host.unreadable)
+        self.assertEqual(['hypervisor cn1 (host cn1): unreadable, excluded '
+                          'from every flavor: %s' % host.unreadable],
+                         snapshot.problems)
 
     def test_malformed_provider_is_not_read_again(self):
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
@@ -882,39 +887,42 @@ class TestProblems(PlacementSourceTestCase):
         third = self.collect()
         self.assertEqual([], third.problems)
         self.assertEqual(2, len(third.hosts[0].providers))
+        self.assertIsNone(third.hosts[0].unreadable)
 
-    def test_unusable_root_skips_the_host(self):
+    def test_unusable_root_makes_the_host_unreadable(self):
         self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         self.cloud.providers[self.cn1]['inventories']['VCPU'][
             'allocation_ratio'] = 'four'
         snapshot = self.collect()
-        self.assertEqual([], snapshot.hosts)
-        self.assertEqual(3, len(snapshot.problems))
-        self.assertIn("VCPU allocation_ratio is 'four'",
-                      snapshot.problems[0])
-        self.assertIn('its parent cn1 (%s) was skipped' % self.cn1,
-                      snapshot.problems[1])
-        self.assertIn('hypervisor cn1 (host cn1): its root provider is '
-                      'unusable, skipped', snapshot.problems[2])
+        [host] = snapshot.hosts
+        self.assertEqual('cn1', host.name)
+        self.assertEqual([], host.providers)
+        self.assertEqual("resource provider cn1 (%s): unusable inventories "
+                         "answer (VCPU allocation_ratio is 'four')"
+                         % self.cn1, host.unreadable)
+        self.assertEqual(1, len(snapshot.problems))
 
-    def test_child_of_unusable_child_goes_with_it(self):
+    def test_unusable_grandparent_names_only_what_failed(self):
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         grandchild = self.cloud.add_provider(
             'cn1_grandchild', parent=child,
             inventories={'CUSTOM_X': _inventory(2)})
         self.cloud.providers[child]['traits'] = 'CUSTOM_NVIDIA_11'
         snapshot = self.collect()
-        self.assertEqual([self.cn1],
-                         [p.uuid for p in snapshot.hosts[0].providers])
-        self.assertEqual(2, len(snapshot.problems))
-        self.assertIn('no "traits" list', snapshot.problems[0])
-        self.assertIn(grandchild, snapshot.problems[1])
+        [host] = snapshot.hosts
+        self.assertEqual([], host.providers)
+        self.assertIn('%s): unusable traits answer (no "traits" list)'
+                      % child, host.unreadable)
+        self.assertNotIn(grandchild, host.unreadable)
+        self.assertEqual(1, len(snapshot.problems))
 
     def test_malformed_usages(self):
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         self.cloud.providers[child]['usages'] = {'VGPU': -1}
         snapshot = self.collect()
-        self.assertEqual(1, len(snapshot.hosts[0].providers))
+        self.assertEqual([], snapshot.hosts[0].providers)
+        self.assertIn('unusable usages answer (VGPU usage is -1',
+                      snapshot.hosts[0].unreadable)
         self.assertIn('VGPU usage is -1', snapshot.problems[0])
         # Usages are read again next time: once right, the child is back
         # without its inventories being read again.
@@ -954,6 +962,29 @@ class TestProblems(PlacementSourceTestCase):
         del self.client.bodies[inventories]
         snapshot = self.collect()
         self.assertEqual(1 + 1 + 1 + 4, snapshot.api_calls)
+        self.assertEqual(2, snapshot.hosts[0].providers[1].generation)
+
+    def test_error_answer_for_one_provider_makes_its_host_unreadable(self):
+        # A 500 (or a 200 that is not JSON: status 200) for one provider is
+        # that host's problem; the refresh goes on, the host is named, and
+        # nothing of the answer is cached: the next refresh asks again.
+        child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
+        self.collect()
+        self.cloud.bump(child)
+        inventories = '/resource_providers/%s/inventories' % child
+        for status in (500, 200):
+            self.client.bodies[inventories] = openstack.CloudError(
+                'placement GET %s answered %d' % (inventories, status),
+                status=status)
+            snapshot = self.collect()
+            [host] = snapshot.hosts
+            self.assertEqual([], host.providers)
+            self.assertEqual('resource provider cn1_pci_0000_81_00_0 (%s): '
+                             'placement GET %s answered %d'
+                             % (child, inventories, status), host.unreadable)
+        del self.client.bodies[inventories]
+        snapshot = self.collect()
+        self.assertIsNone(snapshot.hosts[0].unreadable)
         self.assertEqual(2, snapshot.hosts[0].providers[1].generation)
 
     def test_failed_first_refresh_caches_nothing(self):

@@ -29,13 +29,18 @@ from flavor_exporter.tests import base
 from flavor_exporter.worker import refresh
 
 
-def snapshot():
-    root = model.Provider('n1', 'n1', inventories={
-        'VCPU': model.Inventory(8, max_unit=8, allocation_ratio=4.0),
-        'MEMORY_MB': model.Inventory(16384, reserved=512),
-        'DISK_GB': model.Inventory(100)})
-    hosts = [model.Host('c1', 'c1.example.org', availability_zone='nova',
-                        providers=[root])]
+def snapshot(readable=1, unreadable=0):
+    hosts = []
+    for i in range(readable):
+        root = model.Provider('n%d' % i, 'n%d' % i, inventories={
+            'VCPU': model.Inventory(8, max_unit=8, allocation_ratio=4.0),
+            'MEMORY_MB': model.Inventory(16384, reserved=512),
+            'DISK_GB': model.Inventory(100)})
+        hosts.append(model.Host('c%d' % (i + 1), 'c%d.example.org' % (i + 1),
+                                availability_zone='nova', providers=[root]))
+    hosts += [model.Host('x%d' % i, 'x%d.example.org' % i,
+                         unreadable='resource provider x%d: answered 500' % i)
+              for i in range(unreadable)]
     flavors = [model.Flavor('f1', 'small', vcpus=2, ram=2048, disk=10),
                model.Flavor('f2', 'bad', vcpus=1, ram=1, disk=1,
                             extra_specs={'hw:cpu_policy': 'sometimes'})]
@@ -53,12 +58,13 @@ class FakeSource:
         self.error = None
         self.calls = 0
         self.problems = []
+        self.hosts = (1, 0)  # readable, unreadable
 
     def collect(self, client):
         self.calls += 1
         if self.error:
             raise self.error
-        collected = snapshot()
+        collected = snapshot(*self.hosts)
         collected.problems = list(self.problems)
         return collected
 
@@ -118,6 +124,46 @@ class TestRefresher(base.TestCase):
         self.assertEqual(status, self.store.status())
         # Nor is its lost data: nothing is published again.
         self.assertFalse(self.refresher.ensure_published())
+
+    def test_unreadable_hosts_within_the_bound_are_published(self):
+        self.source.hosts = (9, 1)  # 10 %: the default bound
+        self.assertTrue(self.refresher.refresh())
+        listed = self.v2_list()
+        self.assertEqual({'x0': 'resource provider x0: answered 500'},
+                         listed[pub.UNREADABLE_HOSTS])
+        small = listed['flavors'][1]
+        self.assertEqual('small', small['name'])
+        self.assertEqual(9 * 7, small['total'])
+        pointer = self.store.current()
+        self.assertEqual(1, pointer[pub.UNREADABLE_COUNT])
+        one = json.loads(self.store.document(pointer, pub.v2_flavor('f1')))
+        self.assertEqual(1, one['flavor'][pub.EXCLUDED][engine.UNREADABLE])
+        status = self.store.status()
+        self.assertEqual(listed[pub.UNREADABLE_HOSTS],
+                         status[pub.UNREADABLE_HOSTS])
+        self.assertEqual(1, status[pub.UNREADABLE_COUNT])
+
+    def test_unreadable_hosts_beyond_the_bound_fail_the_refresh(self):
+        self.assertTrue(self.refresher.refresh())
+        good = self.store.current()
+        self.source.hosts = (8, 2)
+        self.assertFalse(self.refresher.refresh())
+        self.assertEqual(good, self.store.current())
+        status = self.store.status()
+        self.assertEqual(1, status['consecutive_failures'])
+        self.assertIn(
+            '2 of 10 hosts unreadable, more than '
+            '[capacity] max_unreadable_hosts_percent=10 allows; the last '
+            'good data stays published. First: x0: resource provider x0: '
+            'answered 500; x1: resource provider x1: answered 500',
+            status['last_error']['message'])
+        # The status still describes the data served: the last good one.
+        self.assertEqual(0, status[pub.UNREADABLE_COUNT])
+        self.flags(group='capacity', max_unreadable_hosts_percent=20)
+        self.assertTrue(self.refresher.refresh())
+        self.flags(group='capacity', max_unreadable_hosts_percent=0)
+        self.source.hosts = (100, 1)
+        self.assertFalse(self.refresher.refresh())
 
     def test_failure_keeps_last_good_generation(self):
         self.assertTrue(self.refresher.refresh())

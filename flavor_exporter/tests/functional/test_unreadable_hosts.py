@@ -1,0 +1,177 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Placement answering badly for one provider, on the real test cloud.
+
+The worker reads Placement through testcloud.faultproxy, which answers a
+chosen provider's call with a 500 or with a 200 whose body is unreadable;
+what the API then serves (documents, /v2/status, /metrics, /healthcheck)
+must say which host was left out and why, or keep the last good data.
+"""
+
+import webtest
+
+from flavor_exporter.api import app
+from flavor_exporter.common import openstack
+from flavor_exporter.common import store
+from flavor_exporter.tests import base
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from flavor_exporter.worker import placement_source
+from flavor_exporter.worker import refresh
+from testcloud import faultproxy
+from testcloud import loopback
+
+V100 = 'GPU V100 medium'  # two V100 hosts, 2 each: total 4 (mixed_gpu)
+BROKEN_HOST = 'v100-1'
+
+
+class UnreadableHostTest(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        # The cloud is only read, never changed: shared with other tests.
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            'mixed_gpu', shared=True)).cloud
+        memcached = self.useFixture(loopback.MemcachedFixture())
+        self.flags(group='document_cache',
+                   memcache_servers=memcached.servers,
+                   key_prefix='functional', dead_retry=0)
+        self.flags(group='api', generation_check_interval=0)
+        self.proxy = self.useFixture(
+            faultproxy.FaultProxy(self.cloud.placement_url))
+        self.store = store.DocumentStore.from_conf(self.conf)
+        self.addCleanup(self.store.close)
+        self.api = webtest.TestApp(app.setup_app(self.conf))
+        conn = self.cloud.connection()
+        response = conn.placement.get(
+            '/resource_providers', microversion='1.14',
+            params={'name': self.cloud.hosts[BROKEN_HOST]['node']})
+        self.broken = response.json()['resource_providers'][0]['uuid']
+
+    def refresh(self):
+        """One refresh of a worker that just started, through the proxy."""
+        client = openstack.CloudClient(self.cloud.connection(
+            placement_endpoint_override=self.proxy.url))
+        return refresh.Refresher(
+            self.conf, store=self.store, client=client,
+            source=placement_source.PlacementSource(self.conf)).refresh()
+
+    def flavor(self, name):
+        listed = self.api.get('/v2/flavors/').json['flavors']
+        [flavor_id] = [f['id'] for f in listed if f['name'] == name]
+        return self.api.get('/v2/flavors/%s' % flavor_id).json
+
+    def status(self):
+        return self.api.get('/v2/status').json['refresh']
+
+    def test_healthy_cloud_baseline(self):
+        self.assertTrue(self.refresh())
+        # The worker really read Placement through the proxy.
+        self.assertTrue(any(
+            path.endswith('/resource_providers/%s/inventories'
+                          % self.broken) for path in self.proxy.seen))
+        body = self.flavor(V100)
+        self.assertEqual(4, body['flavor']['total'])
+        self.assertEqual({}, body['unreadable_hosts'])
+        self.assertNotIn('host data unreadable',
+                         body['flavor']['excluded_hosts'])
+        self.assertEqual(0, self.status()['unreadable_host_count'])
+        self.assertIn(b'\nflavor_exporter_hosts_unreadable 0\n',
+                      self.api.get('/metrics').body)
+        health = self.api.get('/healthcheck')
+        self.assertEqual(200, health.status_int)
+        self.assertNotIn(b'DEGRADED', health.body)
+
+    def assert_excluded(self, why):
+        """What the API serves with BROKEN_HOST excluded for why."""
+        body = self.flavor(V100)
+        # The other V100 host only, and saying so.
+        self.assertEqual(2, body['flavor']['total'])
+        self.assertEqual(1, body['flavor']['excluded_hosts'][
+            'host data unreadable'])
+        self.assertEqual([BROKEN_HOST], list(body['unreadable_hosts']))
+        self.assertIn(self.broken, body['unreadable_hosts'][BROKEN_HOST])
+        self.assertIn(why, body['unreadable_hosts'][BROKEN_HOST])
+        status = self.status()
+        self.assertEqual(1, status['unreadable_host_count'])
+        self.assertEqual(body['unreadable_hosts'], status['unreadable_hosts'])
+        self.assertTrue(any(BROKEN_HOST in line and why in line
+                            for line in status['problems']))
+        self.assertEqual(0, status['consecutive_failures'])
+        self.assertIn(b'\nflavor_exporter_hosts_unreadable 1\n',
+                      self.api.get('/metrics').body)
+        health = self.api.get('/healthcheck')
+        self.assertEqual(200, health.status_int)
+        self.assertIn(b'DEGRADED: capacity data is partial, 1 host(s) '
+                      b'unreadable', health.body)
+
+    def test_malformed_200_excludes_the_host_visibly(self):
+        self.flags(group='capacity', max_unreadable_hosts_percent=50)
+        self.proxy.break_path(
+            '/resource_providers/%s/inventories' % self.broken, status=200,
+            body=b'<html>upstream answered nothing</html>',
+            content_type='text/html')
+        self.assertTrue(self.refresh())
+        self.assert_excluded('answered with invalid JSON')
+
+    def test_wrong_shape_200_excludes_the_host_visibly(self):
+        self.flags(group='capacity', max_unreadable_hosts_percent=50)
+        self.proxy.break_path(
+            '/resource_providers/%s/inventories' % self.broken, status=200,
+            body=b'{"resource_provider_generation": 1, "inventories": '
+                 b'{"VCPU": {"total": "lots"}}}')
+        self.assertTrue(self.refresh())
+        self.assert_excluded("unusable inventories answer (VCPU total is "
+                             "'lots'")
+
+    def test_500_beyond_the_bound_keeps_the_last_good_data(self):
+        self.assertTrue(self.refresh())
+        generation = self.api.get('/v2/status').json['current'][
+            'generation']
+        # One host of three is more than the default 10 %.
+        self.proxy.break_path(
+            '/resource_providers/%s/inventories' % self.broken, status=500)
+        self.assertFalse(self.refresh())
+        status = self.api.get('/v2/status').json
+        self.assertEqual(generation, status['current']['generation'])
+        self.assertEqual(1, status['refresh']['consecutive_failures'])
+        message = status['refresh']['last_error']['message']
+        self.assertIn('TooManyUnreadable: 1 of 3 hosts unreadable', message)
+        self.assertIn('%s: resource provider' % BROKEN_HOST, message)
+        self.assertIn('answered 500', message)
+        self.assertEqual(4, self.flavor(V100)['flavor']['total'])
+        self.assertIn(b'\nflavor_exporter_refresh_consecutive_failures 1\n',
+                      self.api.get('/metrics').body)
+        # Within the bound, the same 500 is published as an exclusion.
+        self.flags(group='capacity', max_unreadable_hosts_percent=50)
+        self.assertTrue(self.refresh())
+        self.assert_excluded('answered 500')
+
+    def test_unreadable_allocation_candidates_change_no_number(self):
+        # Usages then come from each provider's own usages call.
+        self.assertTrue(self.refresh())
+        before = self.api.get('/v2/flavors/').json['flavors']
+        for body in (b'<html>upstream answered nothing</html>',
+                     b'{"allocation_requests": []}'):
+            self.proxy.break_path('/allocation_candidates', status=200,
+                                  body=body)
+            self.assertTrue(self.refresh())
+            self.assertEqual(before,
+                             self.api.get('/v2/flavors/').json['flavors'])
+            self.assertEqual(0, self.status()['unreadable_host_count'])
+        # A 500 there is Placement failing, not one provider: no data.
+        self.proxy.break_path('/allocation_candidates', status=500)
+        self.assertFalse(self.refresh())
+        self.assertIn('/allocation_candidates answered 500',
+                      self.status()['last_error']['message'])
+        self.assertEqual(before, self.api.get('/v2/flavors/').json['flavors'])
