@@ -208,7 +208,10 @@ def main(argv=None):
         try:
             figures = measure(args.one, args.servers, args.workdir)
         except launcher.CloudStartError as exc:
-            figures = {'hosts': args.one, 'error': str(exc)[:2000]}
+            # What failed is at the end of the server's stderr tail.
+            lines = str(exc).splitlines()
+            figures = {'hosts': args.one,
+                       'error': '\n'.join(lines[:1] + lines[-20:])}
         # The last line of stdout is what the parent reads.
         print(json.dumps(figures), flush=True)
         return
