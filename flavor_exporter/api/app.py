@@ -32,6 +32,7 @@ from flavor_exporter.api.middleware import read_only
 from flavor_exporter.api.middleware import request_limits
 from flavor_exporter.api import pecan_compat
 from flavor_exporter.api import reader as reader_mod
+from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import policy
 from flavor_exporter.common import store as store_mod
@@ -59,7 +60,7 @@ def stale_after(conf):
 
 
 def make_reader(conf, store, refresh=None):
-    """The process's Reader; refresh fills a cold cache if allowed."""
+    """A cloud's Reader; refresh fills a cold cache if allowed."""
     on_cold = None
     if conf.api.compute_on_miss and refresh is not None:
         on_cold = cold_start.SingleFlight(refresh, conf.api.retry_after)
@@ -67,9 +68,32 @@ def make_reader(conf, store, refresh=None):
                              stale_after(conf), on_cold=on_cold)
 
 
-def make_pecan_app(reader, conf):
+def make_readers(conf, store=None, on_miss=None):
+    """The process's CloudReaders: a Reader per cloud of [DEFAULT] clouds.
+
+    store: the default cloud's DocumentStore, by default made from conf;
+    the clouds' stores share one cache client.
+    """
+    default = clouds.default(conf)
+    backend = None
+    readers = {}
+    for cloud in clouds.configured(conf):
+        if cloud == default and store is not None:
+            cloud_store = store
+        else:
+            cloud_store = store_mod.DocumentStore.from_conf(conf, cloud,
+                                                            backend)
+            backend = cloud_store.backend
+        refresh = None
+        if on_miss is not None and conf.api.compute_on_miss:
+            refresh = on_miss(cloud_store, cloud)
+        readers[cloud.name] = make_reader(conf, cloud_store, refresh)
+    return reader_mod.CloudReaders(readers, default.name)
+
+
+def make_pecan_app(readers, conf):
     pecan_compat.install()
-    controller = root.RootController(reader, conf.api.retry_after,
+    controller = root.RootController(readers, conf.api.retry_after,
                                      stale_after(conf))
     # Policies apply to authenticated callers only: noauth reads it all.
     enforcer = (policy.make_enforcer(conf)
@@ -89,20 +113,18 @@ def make_pecan_app(reader, conf):
 def setup_app(conf=None, store=None, on_miss=None):
     """The API's WSGI application.
 
-    conf: the (global) CONF, already parsed; store: a DocumentStore,
-    by default the one [document_cache] describes; on_miss(store): the
-    refresh to run on a cold cache when [api] compute_on_miss is set
-    (the entry points pass the worker's; the API does not import it).
+    conf: the (global) CONF, already parsed; store: the default cloud's
+    DocumentStore, by default the one [document_cache] describes;
+    on_miss(store, cloud): the refresh to run on a cold cache when [api]
+    compute_on_miss is set (the entry points pass the worker's; the API
+    does not import it).
     """
     conf = conf or config.CONF
-    if store is None:
-        store = store_mod.DocumentStore.from_conf(conf)
-    refresh = on_miss(store) if on_miss and conf.api.compute_on_miss else None
-    reader = make_reader(conf, store, refresh)
-    app = make_pecan_app(reader, conf)
+    readers = make_readers(conf, store, on_miss)
+    app = make_pecan_app(readers, conf)
     if conf.auth_strategy != 'keystone':
-        app = hot_documents.HotDocuments(app, reader)
+        app = hot_documents.HotDocuments(app, readers)
     app = Mount(app, HEALTHCHECK_PATH,
-                healthcheck.middleware(conf, reader))
+                healthcheck.middleware(conf, readers))
     app = auth.wrap(app, conf)
     return request_limits.RequestLimits(read_only.ReadOnly(app))

@@ -23,7 +23,10 @@ Data that excludes unreadable hosts (see [capacity]
 max_unreadable_hosts_percent) is served with a 200 whose reason starts
 with DEGRADED: oslo.middleware knows only available or not, and a 503
 would make a load balancer drop every API process over one compute host,
-serving nothing instead of numbers that say they are partial.
+serving nothing instead of numbers that say they are partial. For the
+same reason, with several clouds ([DEFAULT] clouds) one cloud's stale or
+missing data makes the answer DEGRADED; only when no cloud serves data
+is it a 503.
 """
 
 import importlib.metadata
@@ -37,52 +40,84 @@ from flavor_exporter.common import published as pub
 
 NAMESPACE = healthcheck.Healthcheck.NAMESPACE
 PLUGIN = 'flavor_exporter_data'
-# How the middleware hands the reader to the plugin it instantiates.
-READER_KEY = 'flavor_exporter_reader'
+# How the middleware hands the readers to the plugin it instantiates.
+READERS_KEY = 'flavor_exporter_readers'
+DEGRADED = 'DEGRADED: '
 
 
 class DataFreshnessCheck(pluginbase.HealthcheckBaseExtension):
-    """Healthy while data younger than [api] stale_after is served."""
+    """Healthy while data younger than [api] stale_after is served.
+
+    With several clouds, healthy while any cloud's is: one region whose
+    worker fails must not take the API of the others off a load
+    balancer. The others' trouble makes the answer DEGRADED.
+    """
 
     def __init__(self, oslo_conf, conf):
         super().__init__(oslo_conf, conf)
-        self._reader = conf[READER_KEY]
+        self._readers = conf[READERS_KEY]
 
     def healthcheck(self, server_port):
-        try:
-            view = self._reader.view(fill=False)
-        except generations.NoData:
+        results = [(name, cloud_health(reader))
+                   for name, reader in self._readers.items()]
+        if len(results) == 1:
+            return results[0][1]
+        troubled = [(name, result) for name, result in results
+                    if result.reason != 'OK']
+        details = '; '.join(
+            'cloud %s: %s%s' % (
+                name, result.reason,
+                ' (%s)' % result.details if result.details else '')
+            for name, result in results)
+        if not troubled:
             return pluginbase.HealthcheckResult(
-                available=False, reason='No capacity data published yet')
-        except generations.Unavailable as exc:
-            return pluginbase.HealthcheckResult(
-                available=False, reason='Capacity data unreadable',
-                details=str(exc))
-        age = 'unknown' if view.age is None else '%.0f s' % view.age
-        if view.stale:
-            return pluginbase.HealthcheckResult(
-                available=False, reason='Capacity data is stale',
-                details='age %s; %s' % (age, view.trouble or
-                                        'older than [api] stale_after'))
-        unreadable = view.generation.pointer.get(pub.UNREADABLE_COUNT)
-        if unreadable:
-            return pluginbase.HealthcheckResult(
-                available=True,
-                reason='DEGRADED: capacity data is partial, %d host(s) '
-                'unreadable' % unreadable,
-                details='data age %s; the hosts are excluded from every '
-                'flavor and named in unreadable_hosts of /v2/status and '
-                'the v2 documents' % age)
+                available=True, reason='OK', details=details)
+        available = any(result.available for _, result in results)
+        reason = '; '.join(
+            'cloud %s: %s' % (name, result.reason.replace(DEGRADED, ''))
+            for name, result in troubled)
         return pluginbase.HealthcheckResult(
-            available=True, reason='OK', details='data age %s' % age)
+            available=available,
+            reason=DEGRADED + reason if available else reason,
+            details=details)
 
 
-def middleware(conf, reader):
+def cloud_health(reader):
+    """The HealthcheckResult of one cloud's data."""
+    try:
+        view = reader.view(fill=False)
+    except generations.NoData:
+        return pluginbase.HealthcheckResult(
+            available=False, reason='No capacity data published yet')
+    except generations.Unavailable as exc:
+        return pluginbase.HealthcheckResult(
+            available=False, reason='Capacity data unreadable',
+            details=str(exc))
+    age = 'unknown' if view.age is None else '%.0f s' % view.age
+    if view.stale:
+        return pluginbase.HealthcheckResult(
+            available=False, reason='Capacity data is stale',
+            details='age %s; %s' % (age, view.trouble or
+                                    'older than [api] stale_after'))
+    unreadable = view.generation.pointer.get(pub.UNREADABLE_COUNT)
+    if unreadable:
+        return pluginbase.HealthcheckResult(
+            available=True,
+            reason=DEGRADED + 'capacity data is partial, %d host(s) '
+            'unreadable' % unreadable,
+            details='data age %s; the hosts are excluded from every '
+            'flavor and named in unreadable_hosts of /v2/status and '
+            'the v2 documents' % age)
+    return pluginbase.HealthcheckResult(
+        available=True, reason='OK', details='data age %s' % age)
+
+
+def middleware(conf, readers):
     """The healthcheck WSGI app, configured by [healthcheck] in conf.
 
-    conf must be the global CONF: oslo.middleware reads its options from
-    there when given a dict, and the dict is the only way to hand the
-    reader to the plugin.
+    readers: the reader.CloudReaders. conf must be the global CONF:
+    oslo.middleware reads its options from there when given a dict, and
+    the dict is the only way to hand the readers to the plugin.
     """
     # stevedore only logs a plugin it cannot find; a healthcheck that
     # silently stopped checking the data would always say OK.
@@ -95,4 +130,4 @@ def middleware(conf, reader):
     backends = [PLUGIN] + [b for b in conf.healthcheck.backends
                            if b != PLUGIN]
     return healthcheck.Healthcheck(None, {'backends': backends,
-                                          READER_KEY: reader})
+                                          READERS_KEY: readers})

@@ -18,6 +18,10 @@ the served data is, and whether the cache answers, change between two
 scrapes, so they are rendered here on every scrape. A scrape always
 succeeds (200) even with no data: alerting on "no data" needs a scrape
 that tells it.
+
+Every sample carries a cloud label (common.clouds; "default" for a
+deployment of one cloud), added here: the worker's documents do not
+depend on what the deployment calls their cloud.
 """
 
 from flavor_exporter.api import generations
@@ -76,20 +80,82 @@ def live_gauges(view, status):
     return lines
 
 
-def exposition(reader):
-    """The whole /metrics body, bytes."""
-    try:
-        view = reader.view(fill=False)
-    except (generations.NoData, generations.Unavailable):
-        view = None
-    published = b''
-    if view is not None:
-        try:
-            held = reader.documents.get(view.generation, pub.METRICS)
-        except generations.Unavailable:
-            held = None
-        published = held.body if held is not None else b''
-    live = '\n'.join(live_gauges(view, reader.status.get())) + '\n'
-    if published and not published.endswith(b'\n'):
-        published += b'\n'
-    return published + live.encode('utf-8')
+def labelled(text, cloud):
+    """{family name: [header lines, samples]} of text, cloud labelled.
+
+    text: an exposition (bytes). Every sample gains cloud="<cloud>" as
+    its first label; cloud names need no escaping (common.clouds).
+    """
+    label = b'cloud="%s"' % cloud.encode('ascii')
+    families = {}
+    for line in text.splitlines():
+        if line.startswith(b'#'):
+            words = line.split(b' ', 3)
+            if len(words) > 2 and words[1] in (b'HELP', b'TYPE'):
+                families.setdefault(words[2], ([], []))[0].append(line)
+            continue
+        if not line:
+            continue
+        end = min(i for i in (line.find(b'{'), line.find(b' '), len(line))
+                  if i >= 0)
+        name, rest = line[:end], line[end:]
+        if rest.startswith(b'{}'):
+            rest = rest[2:]
+        if rest.startswith(b'{'):
+            sample = name + b'{' + label + b',' + rest[1:]
+        else:
+            sample = name + b'{' + label + b'}' + rest
+        families.setdefault(name, ([], []))[1].append(sample)
+    return families
+
+
+def merged(labelled_texts):
+    """One exposition of several labelled() results, bytes.
+
+    The text format wants each family once, its samples together: the
+    clouds' samples of one family follow one header.
+    """
+    families = {}
+    for text in labelled_texts:
+        for name, (headers, samples) in text.items():
+            header, together = families.setdefault(name, (headers, []))
+            together.extend(samples)
+    lines = []
+    for headers, samples in families.values():
+        lines += headers
+        lines += samples
+    return b'\n'.join(lines) + b'\n'
+
+
+class Exposition:
+    """The whole /metrics body of every cloud an API process serves."""
+
+    def __init__(self, readers):
+        self._readers = readers
+        # cloud name -> (generation id, its labelled published gauges)
+        self._published = {}
+
+    def __call__(self):
+        texts = []
+        for name, reader in self._readers.items():
+            try:
+                view = reader.view(fill=False)
+            except (generations.NoData, generations.Unavailable):
+                view = None
+            texts.append(self._published_gauges(name, reader, view))
+            live = '\n'.join(live_gauges(view, reader.status.get()))
+            texts.append(labelled(live.encode('utf-8'), name))
+        return merged(texts)
+
+    def _published_gauges(self, name, reader, view):
+        if view is None:
+            return {}
+        generation_id, families = self._published.get(name, (None, {}))
+        if generation_id != view.generation.id:
+            try:
+                held = reader.documents.get(view.generation, pub.METRICS)
+            except generations.Unavailable:
+                return {}  # the next scrape tries again
+            families = labelled(held.body if held else b'', name)
+            self._published[name] = (view.generation.id, families)
+        return families

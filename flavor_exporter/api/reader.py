@@ -31,6 +31,7 @@ from flavor_exporter.api import generations as generations_mod
 from flavor_exporter.api import parsed as parsed_mod
 from flavor_exporter.api import refresh_status
 from flavor_exporter.api import variants as variants_mod
+from flavor_exporter.common import clouds
 
 
 class Reader:
@@ -58,3 +59,28 @@ class Reader:
             if not fill or self._on_cold is None or not self._on_cold():
                 raise
         return self.generations.view(force=True)
+
+
+class CloudReaders:
+    """The Reader of each cloud an API process serves.
+
+    readers: {cloud name: Reader} in the configured order; default: the
+    name of the cloud the legacy and unprefixed v2 routes serve.
+    """
+
+    def __init__(self, readers, default):
+        self.readers = dict(readers)
+        self.default_name = default
+        self.default = self.readers[default]
+
+    def get(self, name):
+        """The Reader of cloud name, or None."""
+        return self.readers.get(name)
+
+    def items(self):
+        return self.readers.items()
+
+    @property
+    def several(self):
+        """True with [DEFAULT] clouds set, even to one cloud."""
+        return len(self.readers) > 1 or clouds.SINGLE not in self.readers

@@ -27,6 +27,7 @@ from flavor_exporter._i18n import _
 from flavor_exporter.api import port
 from flavor_exporter.api import server
 from flavor_exporter.common import config
+from flavor_exporter.common import one_process
 from flavor_exporter.worker import on_miss
 from flavor_exporter.worker import refresh
 from flavor_exporter.worker import service as worker_service
@@ -57,37 +58,12 @@ def main(argv=None):
         sys.stderr.write('%s: %s\n' % (PROG, exc))
         return 1
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
-    # One launch_service call per service would fork one process each;
-    # Services in one wrapper keep them in the same process.
-    launcher.launch_service(OneProcess(conf, options, sock))
+    # One launch_service call per service would fork one process each.
+    workers = worker_service.for_clouds(conf, options)
+    launcher.launch_service(one_process.OneProcess(
+        workers.parts + [server.ApiService(
+            conf, sockets=[sock], on_miss=on_miss.factory(conf))]))
     return launcher.wait()
-
-
-class OneProcess(service.Service):
-    """Starts the worker and the API side by side in this process."""
-
-    def __init__(self, conf, options, sock):
-        """sock: the API's listening socket (api.port.listen)."""
-        super().__init__()
-        self._parts = [
-            worker_service.WorkerService(conf, options),
-            server.ApiService(conf, sockets=[sock], on_miss=lambda store: (
-                on_miss.RefreshOnMiss(conf, store)))]
-
-    def start(self):
-        super().start()
-        for part in self._parts:
-            part.start()
-
-    def stop(self, graceful=False):
-        for part in reversed(self._parts):
-            part.stop(graceful)
-        super().stop(graceful)
-
-    def wait(self):
-        for part in self._parts:
-            part.wait()
-        super().wait()
 
 
 if __name__ == '__main__':

@@ -66,7 +66,7 @@ def serve(conf, sock, application=None):
     launcher.launch_service(
         server.ApiService(
             conf, sockets=[sock], application=application,
-            on_miss=lambda store: on_miss.RefreshOnMiss(conf, store)),
+            on_miss=on_miss.factory(conf)),
         workers=workers(conf))
     LOG.info('Serving on %s:%d with %d processes of %d threads',
              conf.api.host_ip, sock.getsockname()[1], workers(conf),

@@ -21,6 +21,7 @@ from oslo_log import log
 from oslo_service import service
 
 from flavor_exporter._i18n import _
+from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import store
 from flavor_exporter.worker import refresh
@@ -38,8 +39,9 @@ DESCRIPTION = _(
 
 CLI_OPTS = [
     cfg.BoolOpt('run-once', default=False,
-                help='Refresh once, then exit: 0 when new data was '
-                     'published, 1 otherwise.'),
+                help='Refresh once (every cloud of [DEFAULT] clouds), '
+                     'then exit: 0 when new data was published for each, '
+                     '1 otherwise.'),
 ]
 
 
@@ -53,18 +55,25 @@ def main(argv=None):
         return config.refuse_to_start(PROG, exc)
     conf = config.CONF
     if conf.run_once:
-        refresher = refresh.Refresher(conf,
-                                      store.DocumentStore.from_conf(conf),
-                                      options=options)
-        if refresher.refresh():
-            return 0
-        sys.stderr.write('%s: %s\n' % (PROG, _(
-            'the refresh failed, nothing was published: %s')
-            % refresher.last_error))
-        return 1
+        return run_once(conf, options)
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
-    launcher.launch_service(worker_service.WorkerService(conf, options))
+    launcher.launch_service(worker_service.for_clouds(conf, options))
     return launcher.wait()
+
+
+def run_once(conf, options):
+    """Refresh every cloud once; 0 when each published new data."""
+    status = 0
+    for cloud in clouds.configured(conf):
+        refresher = refresh.Refresher(
+            conf, store.DocumentStore.from_conf(conf, cloud),
+            options=options, cloud=cloud)
+        if not refresher.refresh():
+            sys.stderr.write('%s: %s%s\n' % (PROG, cloud.log_prefix, _(
+                'the refresh failed, nothing was published: %s')
+                % refresher.last_error))
+            status = 1
+    return status
 
 
 if __name__ == '__main__':

@@ -19,6 +19,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from flavor_exporter._i18n import _
+from flavor_exporter.common import clouds
 from flavor_exporter.common import config_check
 from flavor_exporter import conf
 from flavor_exporter.conf import opts
@@ -75,6 +76,9 @@ def prepare_service(argv, default_config_files=None,
     """
     parse_args(argv, default_config_files, default_config_dirs,
                description)
+    # The groups of [DEFAULT] clouds exist once the files named them.
+    clouds.register_opts(CONF)
+    clouds.configured(CONF)
     foreign = config_check.check(CONF)
     log.setup(CONF, PROJECT)
     for section in foreign:

@@ -35,12 +35,14 @@ from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
 from flavor_exporter._i18n import _
+from flavor_exporter.conf import clouds as clouds_conf
 
 # The sample configuration's namespaces: the options a file may set.
 NAMESPACES = ('flavor_exporter', 'oslo.log', 'oslo.service.service',
               'keystonemiddleware.auth_token', 'oslo.middleware.healthcheck')
 
-# Groups whose options also depend on their auth_type (keystoneauth).
+# Groups whose options also depend on their auth_type (keystoneauth),
+# besides every [cloud:NAME].
 AUTH_GROUPS = ('openstack', 'keystone_authtoken')
 
 DEFAULT = 'DEFAULT'
@@ -82,6 +84,9 @@ def known_options(conf):
                 group='oslo.config.opts', name=namespace):
             for group, opts in entry.load()():
                 _add(known, getattr(group, 'name', group), opts)
+    # The sample's stand-in for the groups of [DEFAULT] clouds, which
+    # are registered as the files name them.
+    known.pop(clouds_conf.SAMPLE_GROUP, None)
     # What the command registered (its command line options included).
     known.setdefault(DEFAULT, set()).update(
         name for name in conf if not isinstance(conf[name], cfg.ConfigOpts
@@ -122,6 +127,14 @@ def unknown(path, sections, known):
     """
     mistakes, foreign = [], []
     for section, options in sections.items():
+        is_cloud = section.startswith(clouds_conf.GROUP_PREFIX)
+        if is_cloud and section not in known:
+            mistakes.append(
+                _('%(file)s: [%(section)s] is the group of no cloud; add '
+                  '%(name)s to [DEFAULT] clouds or remove the section')
+                % {'file': path, 'section': section,
+                   'name': section[len(clouds_conf.GROUP_PREFIX):]})
+            continue
         if section not in known:
             guess = _did_you_mean(section, known)
             if guess:
@@ -133,7 +146,7 @@ def unknown(path, sections, known):
                 foreign.append(section)
             continue
         names = set(known[section])
-        if section in AUTH_GROUPS:
+        if section in AUTH_GROUPS or is_cloud:
             auth_type = options.get('auth_type', [None])[-1]
             if auth_type:
                 plugin = _plugin_options(auth_type)

@@ -107,14 +107,16 @@ def settle_environment(connection):
     return connection
 
 
-def connect(conf):
-    """An openstacksdk Connection from [openstack], or clouds.yaml/OS_*."""
-    return settle_environment(_connect(conf))
+def connect(conf, group=openstack_conf.GROUP):
+    """An openstacksdk Connection from group, or clouds.yaml/OS_*.
+
+    group: [openstack], or the [cloud:NAME] of one of several clouds.
+    """
+    return settle_environment(_connect(conf, group))
 
 
-def _connect(conf):
-    group = openstack_conf.GROUP
-    options = getattr(conf, group)
+def _connect(conf, group):
+    options = conf[group]
     if options.auth_type:
         auth = ks_loading.load_auth_from_conf_options(conf, group)
         # api_timeout bounds every call here too (Keystone's included), as
@@ -169,10 +171,11 @@ class CloudClient:
         self.calls = collections.Counter()
 
     @classmethod
-    def from_conf(cls, conf):
-        return cls(connect(conf),
-                   max_concurrency=conf.openstack.max_concurrency,
-                   page_size=conf.openstack.page_size)
+    def from_conf(cls, conf, group=openstack_conf.GROUP):
+        options = conf[group]
+        return cls(connect(conf, group),
+                   max_concurrency=options.max_concurrency,
+                   page_size=options.page_size)
 
     def has_service(self, service_type):
         """Whether the catalog (or an endpoint override) has the service.

@@ -53,6 +53,7 @@ import uuid
 from oslo_log import log
 
 from flavor_exporter.common import cache
+from flavor_exporter.common import clouds
 from flavor_exporter.common import published as pub
 
 LOG = log.getLogger(__name__)
@@ -125,10 +126,20 @@ class DocumentStore:
         self._holding = None
 
     @classmethod
-    def from_conf(cls, conf):
-        options = conf.document_cache
-        return cls(cache.backend_from_conf(conf), options.key_prefix,
-                   options.expiration_time)
+    def from_conf(cls, conf, cloud=None, backend=None):
+        """The store of cloud (the single or default one when None).
+
+        backend: a cache backend to share with the other clouds' stores.
+        """
+        if cloud is None:
+            cloud = clouds.default(conf)
+        return cls(backend or cache.backend_from_conf(conf),
+                   cloud.key_prefix, conf.document_cache.expiration_time)
+
+    @property
+    def backend(self):
+        """The cache client, for other clouds' stores to share."""
+        return self._backend
 
     def _key(self, name):
         return pub.key(self._prefix, name)

@@ -18,6 +18,7 @@ from oslo_config import cfg
 from flavor_exporter.conf import api
 from flavor_exporter.conf import cache
 from flavor_exporter.conf import capacity
+from flavor_exporter.conf import clouds
 from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
 from flavor_exporter.conf import openstack
@@ -27,6 +28,7 @@ from flavor_exporter.conf import worker
 CONF = cfg.CONF
 
 default.register_opts(CONF)
+clouds.register_opts(CONF)
 api.register_opts(CONF)
 worker.register_opts(CONF)
 cache.register_opts(CONF)

@@ -21,13 +21,14 @@ from oslo_log import log
 from flavor_exporter.conf import api
 from flavor_exporter.conf import cache
 from flavor_exporter.conf import capacity
+from flavor_exporter.conf import clouds
 from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
 from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
 from flavor_exporter.conf import worker
 
-_MODULES = (default, api, worker, coordination, cache, openstack,
+_MODULES = (default, clouds, api, worker, coordination, cache, openstack,
             capacity, pci)
 
 

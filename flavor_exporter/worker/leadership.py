@@ -33,6 +33,8 @@ from oslo_log import log
 import tooz
 from tooz import coordination
 
+from flavor_exporter.common import clouds
+
 LOG = log.getLogger(__name__)
 
 
@@ -45,8 +47,9 @@ def backend_url(conf):
 class Leadership:
     """Whether this worker is the one that refreshes."""
 
-    def __init__(self, url, name):
+    def __init__(self, url, name, log_prefix=''):
         self._url = url
+        self._log_prefix = log_prefix
         self._name = name.encode('utf-8')
         self._member = ('%s-%d-%s' % (socket.gethostname(), os.getpid(),
                                       uuid.uuid4().hex[:8])).encode('utf-8')
@@ -56,13 +59,18 @@ class Leadership:
         self._trouble = None
 
     @classmethod
-    def from_conf(cls, conf):
+    def from_conf(cls, conf, cloud=None):
+        """The leadership of cloud's refreshes (a clouds.Cloud).
+
+        cloud: by default the single (or default) one.
+        """
+        cloud = cloud or clouds.default(conf)
         if conf.document_cache.backend == 'memory':
             # flavor-exporter-all with the process's memory: one worker.
             return Alone()
         return cls(backend_url(conf),
-                   'flavor-exporter-refresh-%s'
-                   % conf.document_cache.key_prefix)
+                   'flavor-exporter-refresh-%s' % cloud.key_prefix,
+                   cloud.log_prefix)
 
     def _start(self):
         coordinator = coordination.get_coordinator(self._url, self._member)
@@ -97,8 +105,9 @@ class Leadership:
             except tooz.NotImplemented:
                 # This driver's heartbeat fails loudly instead.
                 return True
-            LOG.warning('This worker lost the leadership (its lease ran '
-                        'out, was it paused?); another worker refreshes')
+            LOG.warning('%sThis worker lost the leadership (its lease ran '
+                        'out, was it paused?); another worker refreshes',
+                        self._log_prefix)
             self._held = False
             try:
                 self._lock.release()
@@ -106,8 +115,8 @@ class Leadership:
                 LOG.debug('Releasing the lost lock failed', exc_info=True)
         if self._lock.acquire(blocking=False):
             self._held = True
-            LOG.info('This worker now leads: it refreshes the capacity '
-                     'data')
+            LOG.info('%sThis worker now leads: it refreshes the capacity '
+                     'data', self._log_prefix)
         return self._held
 
     def stop(self):

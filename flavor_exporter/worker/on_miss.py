@@ -38,15 +38,25 @@ LOCK = 'compute-on-miss'
 POLL_SECONDS = 0.2
 
 
-class RefreshOnMiss:
-    """Callable: one refresh into store; True when it published."""
+def factory(conf):
+    """What the API takes as on_miss: (store, cloud) -> RefreshOnMiss."""
+    return lambda store, cloud: RefreshOnMiss(conf, store, cloud)
 
-    def __init__(self, conf, store, sleep=time.sleep, clock=time.monotonic):
-        """Raises config.InvalidOption for a [pci] alias Nova refuses."""
+
+class RefreshOnMiss:
+    """Callable: one refresh of cloud into store; True when it published."""
+
+    def __init__(self, conf, store, cloud=None, sleep=time.sleep,
+                 clock=time.monotonic):
+        """Raises config.InvalidOption for a [pci] alias Nova refuses.
+
+        cloud: a clouds.Cloud, by default the single (or default) one.
+        """
         from flavor_exporter.worker import refresh
         self._refresh = refresh
         self._conf = conf
         self._store = store
+        self._cloud = cloud
         # Checked when the application starts, not at the first miss.
         self._options = refresh.engine_options(conf)
         self._refresher = None
@@ -67,7 +77,8 @@ class RefreshOnMiss:
         try:
             if self._refresher is None:
                 self._refresher = self._refresh.Refresher(
-                    self._conf, self._store, options=self._options)
+                    self._conf, self._store, options=self._options,
+                    cloud=self._cloud)
             # False also when the worker published first: fine too.
             return self._refresher.refresh() or self._published()
         finally:

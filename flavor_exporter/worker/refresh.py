@@ -28,6 +28,7 @@ from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import render
 from flavor_exporter.common import cache
+from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import failures
 from flavor_exporter.common import openstack
@@ -104,12 +105,14 @@ class Refresher:
     """Refreshes the published capacity data; safe to call repeatedly.
 
     options: the engine Options, as engine_options(conf) returns them;
-    made from conf when not given.
+    made from conf when not given. cloud: the clouds.Cloud read, by
+    default the single (or default) one.
     """
 
     def __init__(self, conf, store=None, client=None, source=None,
-                 options=None):
+                 options=None, cloud=None):
         self._conf = conf
+        self.cloud = cloud or clouds.default(conf)
         self._store = store
         self._client = client
         self._source = source
@@ -128,7 +131,8 @@ class Refresher:
     def compute(self):
         """Collect and compute once; the Report. Raises on failure."""
         if self._client is None:
-            self._client = openstack.CloudClient.from_conf(self._conf)
+            self._client = openstack.CloudClient.from_conf(
+                self._conf, self.cloud.group)
         if self._source is None:
             self._source = make_source(self._conf, self._client)
         snapshot = self._source.collect(self._client)
@@ -152,7 +156,7 @@ class Refresher:
                 documents, pointer, report.collected_at, base=base)
         except store.Superseded as exc:
             # Not a failure of this worker: the status is the other's.
-            LOG.warning('Refresh dropped: %s', exc)
+            LOG.warning('%sRefresh dropped: %s', self.cloud.log_prefix, exc)
             return False
         except Exception as exc:
             # The boundary of the periodic task: whatever went wrong, the
@@ -166,8 +170,8 @@ class Refresher:
             # chained tracebacks (often six for one refused connection)
             # are for --debug. Out of the except block, where oslo.log
             # would append the exception again.
-            LOG.error('Capacity refresh failed, the last good data stays '
-                      'published: %s', message)
+            LOG.error('%sCapacity refresh failed, the last good data '
+                      'stays published: %s', self.cloud.log_prefix, message)
             self._record(started, error=message)
             return False
         self._last_documents = (documents, pointer, report.collected_at)
@@ -182,13 +186,15 @@ class Refresher:
             sorted(unreadable.items())[:pub.UNREADABLE_PUBLISHED])
         self._status[pub.UNREADABLE_COUNT] = len(unreadable)
         self._record(started, api_calls=report.api_calls)
-        LOG.info('Published capacity of %d flavors from %s in %.2fs '
-                 '(%d API calls, %d problems)', len(report.flavors),
+        LOG.info('%sPublished capacity of %d flavors from %s in %.2fs '
+                 '(%d API calls, %d problems)', self.cloud.log_prefix,
+                 len(report.flavors),
                  report.source, time.monotonic() - started,
                  report.api_calls, len(report.problems))
         if unreadable:
-            LOG.warning('%d host(s) unreadable, excluded from every flavor '
-                        'and named in the documents: %s', len(unreadable),
+            LOG.warning('%s%d host(s) unreadable, excluded from every '
+                        'flavor and named in the documents: %s',
+                        self.cloud.log_prefix, len(unreadable),
                         ', '.join(sorted(unreadable)))
         return True
 
@@ -236,6 +242,6 @@ class Refresher:
         except cache.CacheError as exc:
             LOG.debug('Cache still unavailable: %s', exc)
             return False
-        LOG.warning('The cache had lost the published data; published the '
-                    'last good generation again')
+        LOG.warning('%sThe cache had lost the published data; published '
+                    'the last good generation again', self.cloud.log_prefix)
         return True

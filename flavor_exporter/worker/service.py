@@ -16,6 +16,8 @@
 
 With several workers only the leader refreshes (see leadership.py); the
 others check each [coordination] check_interval whether they lead now.
+Each cloud of [DEFAULT] clouds has its own service, timer thread and
+leadership: a cloud that fails or hangs delays no other.
 """
 
 import time
@@ -24,6 +26,8 @@ from oslo_log import log
 from oslo_service import service
 
 from flavor_exporter.common import cache
+from flavor_exporter.common import clouds
+from flavor_exporter.common import one_process
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
 from flavor_exporter.worker import leadership
@@ -36,18 +40,27 @@ LOG = log.getLogger(__name__)
 CACHE_CHECK_INTERVAL = 10
 
 
+def for_clouds(conf, options):
+    """One WorkerService per configured cloud, in one process."""
+    return one_process.OneProcess(
+        WorkerService(conf, options, cloud)
+        for cloud in clouds.configured(conf))
+
+
 class WorkerService(service.Service):
-    """Keeps the published capacity data fresh.
+    """Keeps the published capacity data of one cloud fresh.
 
     options: the engine Options the command made at start with
-    refresh.engine_options, which refuses a bad [pci] alias.
+    refresh.engine_options, which refuses a bad [pci] alias. cloud: a
+    clouds.Cloud, by default the single (or default) one.
     """
 
-    def __init__(self, conf, options, clock=time.monotonic,
+    def __init__(self, conf, options, cloud=None, clock=time.monotonic,
                  wall_clock=time.time):
         super().__init__()
         self._conf = conf
         self._options = options
+        self.cloud = cloud or clouds.default(conf)
         self._clock = clock
         self._wall_clock = wall_clock
         self.refresher = None
@@ -61,12 +74,15 @@ class WorkerService(service.Service):
         super().start()
         # Clients are made here, after the launcher forked this process:
         # sockets must not be shared with the parent.
-        self._store = store.DocumentStore.from_conf(self._conf)
+        self._store = store.DocumentStore.from_conf(self._conf, self.cloud)
         self.refresher = refresh.Refresher(self._conf, self._store,
-                                           options=self._options)
-        self.leadership = leadership.Leadership.from_conf(self._conf)
-        LOG.info('Refreshing capacity data every %d seconds when this '
-                 'worker leads', self._conf.worker.refresh_interval)
+                                           options=self._options,
+                                           cloud=self.cloud)
+        self.leadership = leadership.Leadership.from_conf(self._conf,
+                                                          self.cloud)
+        LOG.info('%sRefreshing capacity data every %d seconds when this '
+                 'worker leads', self.cloud.log_prefix,
+                 self._conf.worker.refresh_interval)
         # stop_on_exception=False: one failed tick must not end them all.
         self.tg.add_dynamic_timer_args(
             self.tick, initial_delay=self._conf.worker.initial_delay,
@@ -83,7 +99,8 @@ class WorkerService(service.Service):
             return self._tick()
         except Exception:
             # The timer's boundary: the worker must keep ticking.
-            LOG.exception('Worker tick failed; trying again')
+            LOG.exception('%sWorker tick failed; trying again',
+                          self.cloud.log_prefix)
             return self._conf.coordination.check_interval
 
     def _tick(self):

@@ -34,8 +34,7 @@ def init_application():
     config.prepare_service(
         [], default_config_files=wsgi_env.config_files())
     conf = config.CONF
-    return app.setup_app(
-        conf, on_miss=lambda store: on_miss.RefreshOnMiss(conf, store))
+    return app.setup_app(conf, on_miss=on_miss.factory(conf))
 
 
 application = init_application()

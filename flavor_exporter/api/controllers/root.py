@@ -47,7 +47,8 @@ def version_document():
         'versions': [
             {'id': 'v2', 'status': 'CURRENT',
              'links': [{'rel': 'self', 'href': '/v2/flavors/'},
-                       {'rel': 'status', 'href': '/v2/status'}]},
+                       {'rel': 'status', 'href': '/v2/status'},
+                       {'rel': 'clouds', 'href': '/v2/clouds/'}]},
             {'id': 'legacy', 'status': 'SUPPORTED',
              'links': [{'rel': 'self', 'href': '/gpus/flavors/'}]},
         ],
@@ -63,12 +64,13 @@ def version_document():
 
 class RootController:
 
-    def __init__(self, reader, retry_after, stale_after):
-        self._reader = reader
+    def __init__(self, readers, retry_after, stale_after):
+        """readers: the reader.CloudReaders of this process."""
+        self._metrics = metrics.Exposition(readers)
         self._version = responses.body(version_document()).body
         self._openapi = docs.openapi_document()
-        self.gpus = legacy.GpusController(reader, retry_after)
-        self.v2 = v2.V2Controller(reader, retry_after, stale_after)
+        self.gpus = legacy.GpusController(readers.default, retry_after)
+        self.v2 = v2.V2Controller(readers, retry_after, stale_after)
         self.docs = docs.DocsController()
 
     @pecan.expose()
@@ -82,5 +84,5 @@ class RootController:
     @pecan.expose(route='metrics')
     def metrics_(self):
         access.of(pecan.request).require(policies.METRICS)
-        return responses.body(metrics.exposition(self._reader),
+        return responses.body(self._metrics(),
                               content_type=metrics.CONTENT_TYPE)

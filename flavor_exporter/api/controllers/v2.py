@@ -181,7 +181,8 @@ class FlavorsController(base.CollectionController):
             generation, pub.V2_NAMES, 'names', dict).get(key)
 
 
-class V2Controller:
+class CloudController:
+    """One cloud's flavors and status."""
 
     def __init__(self, reader, retry_after, stale_after):
         self._reader = reader
@@ -217,3 +218,62 @@ class V2Controller:
             'problem': problem,
             'refresh': self._reader.status.get(),
         })
+
+
+def _freshness(reader):
+    """(age in seconds or None, stale) of what reader serves; no fill."""
+    try:
+        view = reader.view(fill=False)
+    except (generations.NoData, generations.Unavailable):
+        return None, True
+    return (None if view.age is None else round(view.age, 3)), view.stale
+
+
+class CloudsController:
+    """/v2/clouds: the clouds served, and each under /v2/clouds/{name}/."""
+
+    def __init__(self, readers, retry_after, stale_after):
+        self._readers = readers
+        self._clouds = {
+            name: CloudController(reader, retry_after, stale_after)
+            for name, reader in readers.items()}
+
+    @pecan.expose()
+    def _route(self, args, request):
+        if not args or args == ['']:
+            return self.collection, []
+        cloud = self._clouds.get(args[0])
+        if cloud is None:
+            raise webob.exc.HTTPNotFound(
+                detail='No cloud is named "%s"; GET /v2/clouds lists them.'
+                % args[0])
+        return pecan.routing.lookup_controller(cloud, args[1:], request)
+
+    @pecan.expose()
+    def collection(self):
+        access.of(pecan.request).require(policies.FLAVOR_LIST)
+        try:
+            filters.refuse_any(pecan.request.GET)
+        except filters.BadQuery as exc:
+            raise _bad_request(exc)
+        listed = []
+        for name, reader in self._readers.items():
+            age, stale = _freshness(reader)
+            base_path = '/v2/clouds/%s/' % name
+            listed.append({
+                'name': name,
+                'default': name == self._readers.default_name,
+                'age_seconds': age,
+                'stale': stale,
+                'links': [
+                    {'rel': 'flavors', 'href': base_path + 'flavors/'},
+                    {'rel': 'status', 'href': base_path + 'status'}]})
+        return responses.body({'clouds': listed})
+
+
+class V2Controller(CloudController):
+    """/v2: the default cloud's flavors and status, and every cloud's."""
+
+    def __init__(self, readers, retry_after, stale_after):
+        super().__init__(readers.default, retry_after, stale_after)
+        self.clouds = CloudsController(readers, retry_after, stale_after)

@@ -15,8 +15,9 @@
 
 Portals poll the two lists many times a minute. Pecan finds a controller
 for every request, about 50 us of CPU, several times what serving the
-held bytes costs; this answers a plain GET of /gpus/flavors[/] and
-/v2/flavors/ (no filter) from the reader directly, with the headers the
+held bytes costs; this answers a plain GET of /gpus/flavors[/],
+/v2/flavors/ and /v2/clouds/NAME/flavors/ (no filter) from the reader
+directly, with the headers the
 controllers give (flavor_exporter.api.responses). Whatever else, errors
 included, goes to the application: a conditional or HEAD request, a
 cold or unreadable cache, stale v2 data (its body says so), and every
@@ -33,6 +34,7 @@ LOG = log.getLogger(__name__)
 
 # Path -> (document, whether a query string is ignored, as the
 # predecessor's routes ignore it).
+# The default cloud's; every cloud's v2 list is under /v2/clouds/NAME.
 ROUTES = {
     '/gpus/flavors': (pub.LEGACY_LIST, True),
     '/gpus/flavors/': (pub.LEGACY_LIST, True),
@@ -41,11 +43,23 @@ ROUTES = {
 }
 
 
+def routes(readers):
+    """{path: (reader, document name, legacy)} answered here."""
+    found = {path: (readers.default, name, legacy)
+             for path, (name, legacy) in ROUTES.items()}
+    for cloud, reader in readers.items():
+        for path in ('/v2/clouds/%s/flavors' % cloud,
+                     '/v2/clouds/%s/flavors/' % cloud):
+            found[path] = (reader, pub.V2_LIST, False)
+    return found
+
+
 class HotDocuments:
 
-    def __init__(self, app, reader):
+    def __init__(self, app, readers):
+        """readers: the reader.CloudReaders."""
         self._app = app
-        self._reader = reader
+        self._routes = routes(readers)
 
     def __call__(self, environ, start_response):
         try:
@@ -63,16 +77,16 @@ class HotDocuments:
         return [body]
 
     def _held(self, environ):
-        route = ROUTES.get(environ.get('PATH_INFO'))
+        route = self._routes.get(environ.get('PATH_INFO'))
         if (route is None or environ.get('REQUEST_METHOD') != 'GET'
                 or 'HTTP_IF_NONE_MATCH' in environ
-                or (environ.get('QUERY_STRING') and not route[1])):
+                or (environ.get('QUERY_STRING') and not route[2])):
             return None, None
-        name, legacy = route
+        reader, name, legacy = route
         try:
-            view = self._reader.view()
+            view = reader.view()
         except (generations.NoData, generations.Unavailable):
             return None, None
         if view.stale and not legacy:
             return None, None
-        return self._reader.documents.get(view.generation, name), view
+        return reader.documents.get(view.generation, name), view

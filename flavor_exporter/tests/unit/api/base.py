@@ -71,7 +71,7 @@ class ApiTestCase(base.TestCase):
         self.source = sample.Source()
         self._app = None
 
-    def on_miss(self, store):
+    def on_miss(self, store, cloud):
         return refresh.Refresher(self.conf, store, client=object(),
                                  source=self.source).refresh
 

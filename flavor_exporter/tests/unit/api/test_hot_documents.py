@@ -45,7 +45,7 @@ class TestHotDocuments(base.ApiTestCase):
             self.behind, self.reader()))
 
     def reader(self):
-        return app.make_reader(self.conf, self.store)
+        return app.make_readers(self.conf, self.store)
 
     def assertSameAnswer(self, path, **kw):
         slow = self.app.get(path, **kw)

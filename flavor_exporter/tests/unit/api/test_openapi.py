@@ -23,10 +23,12 @@ from flavor_exporter.api import app
 from flavor_exporter.api.controllers import base as controllers_base
 from flavor_exporter.api.controllers import docs
 from flavor_exporter.api.controllers import root
+from flavor_exporter.api.controllers import v2
+from flavor_exporter.api import reader
 from flavor_exporter.tests.unit.api import base
 
 # Sample values for path parameters, all of published flavors.
-SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100'}
+SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default'}
 
 
 def _normal(path):
@@ -40,6 +42,11 @@ def app_routes():
     def walk(controller, prefix):
         if isinstance(controller, controllers_base.CollectionController):
             routes.update([prefix, prefix + '/', prefix + '/{}'])
+            return
+        if isinstance(controller, v2.CloudsController):
+            # Its members are the clouds, each with the routes of one.
+            routes.update([prefix, prefix + '/'])
+            walk(next(iter(controller._clouds.values())), prefix + '/{}')
             return
         if isinstance(controller, docs.DocsController):
             # Swagger UI's page; its assets are not API routes.
@@ -60,7 +67,8 @@ def app_routes():
                       'flavor_exporter.api.controllers')):
                 walk(value, prefix + '/' + name)
 
-    walk(root.RootController(object(), 30, 300), '')
+    walk(root.RootController(reader.CloudReaders({'default': None},
+                                                 'default'), 30, 300), '')
     return routes
 
 

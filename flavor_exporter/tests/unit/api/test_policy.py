@@ -70,7 +70,7 @@ class PolicyTestCase(base.ApiTestCase):
         self.flags(auth_strategy='keystone')
         self.publish(flavors())
         self.pecan = webtest.TestApp(app.make_pecan_app(
-            app.make_reader(self.conf, self.store), self.conf))
+            app.make_readers(self.conf, self.store), self.conf))
 
     def get(self, path, caller, status=200):
         headers = {'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
@@ -157,7 +157,8 @@ class TestReaders(PolicyTestCase):
             self.assertIn('hosts', flavor)
             self.assertIn('excluded_hosts', flavor)
             self.get('/v2/status', caller)
-            self.assertIn(b'flavor_exporter_flavor_available{flavor_id="p2"',
+            self.assertIn(b'flavor_exporter_flavor_available{'
+                          b'cloud="default",flavor_id="p2"',
                           self.get('/metrics', caller).body)
 
     def test_project_reader_is_a_member_here(self):
@@ -173,7 +174,7 @@ class TestReaders(PolicyTestCase):
             f.write('"capacity:flavor:hosts": "role:member"\n')
         self.flags(group='oslo_policy', policy_file=policy_file)
         self.pecan = webtest.TestApp(app.make_pecan_app(
-            app.make_reader(self.conf, self.store), self.conf))
+            app.make_readers(self.conf, self.store), self.conf))
         self.assertIn('hosts', self.get('/v2/flavors/1',
                                         MEMBER).json['flavor'])
 

@@ -44,16 +44,25 @@ class TestVersion(base.ApiTestCase):
 
 class TestMetrics(base.ApiTestCase):
 
-    def gauges(self, text):
-        return dict(re.findall(r'^(flavor_exporter_[a-z_]+) (\S+)$', text,
-                               re.M))
+    def gauges(self, text, cloud='default'):
+        """{name: value} of the cloud's samples without other labels."""
+        return dict(re.findall(
+            r'^(flavor_exporter_[a-z_]+)\{cloud="%s"\} (\S+)$' % cloud,
+            text, re.M))
 
     def test_published_and_live(self):
         docs = self.publish(age=20)
         response = self.app.get('/metrics')
         self.assertEqual('text/plain; version=0.0.4; charset=utf-8',
                          response.headers['Content-Type'])
-        self.assertTrue(response.body.startswith(docs['metrics']))
+        # The worker's gauges first, each sample labelled with its cloud.
+        published = docs['metrics'].decode().splitlines()
+        self.assertTrue(response.text.startswith(published[0] + '\n'))
+        for line in published:
+            if not line.startswith('#'):
+                name, labels = line.split('{', 1)
+                line = '%s{cloud="default",%s' % (name, labels)
+            self.assertIn(line + '\n', response.text)
         live = self.gauges(response.text)
         self.assertEqual('1', live['flavor_exporter_data_available'])
         self.assertEqual('0', live['flavor_exporter_data_stale'])
@@ -93,7 +102,8 @@ class TestMetrics(base.ApiTestCase):
         self.store.publish(docs, pointer, datetime.datetime.now(
             datetime.timezone.utc))
         text = self.app.get('/metrics').text
-        self.assertTrue(text.startswith('a 1\n# HELP '), text)
+        self.assertTrue(text.startswith('a{cloud="default"} 1\n# HELP '),
+                        text)
         self.assertTrue(text.endswith('\n'))
 
     def test_unreadable_hosts_of_the_served_generation(self):
@@ -214,7 +224,7 @@ class TestErrors(base.ApiTestCase):
         self.assertEqual(b'{"message":"Internal error; the API log has '
                          b'the details."}', response.body)
         log_error.assert_called_once()
-        with mock.patch('flavor_exporter.api.metrics.exposition',
+        with mock.patch('flavor_exporter.api.metrics.Exposition.__call__',
                         side_effect=ValueError('secret')):
             response = self.app.get('/metrics', status=500)
         self.assertJsonError(response, 500, 'Internal error')

@@ -223,7 +223,7 @@ class TestWorkerStarts(StartTestCase):
         self.launcher.return_value.wait.return_value = 0
         self.assertEqual(0, cmd_worker.main(['--config-file', path]))
         service = self.launcher.return_value.launch_service.call_args[0][0]
-        self.assertEqual(['V100'], list(service._options.aliases))
+        self.assertEqual(['V100'], list(service.parts[0]._options.aliases))
 
 
 class TestHelp(StartTestCase):

@@ -39,5 +39,5 @@ class TestRefreshOnMiss(base.TestCase):
             self.assertTrue(fill())
         cls.assert_called_once_with(self.conf, documents,
                                     options=refresh.engine_options(
-                                        self.conf))
+                                        self.conf), cloud=None)
         self.assertEqual(2, cls.return_value.refresh.call_count)
