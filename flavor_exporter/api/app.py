@@ -75,7 +75,7 @@ def make_readers(conf, store=None, on_miss=None):
     the clouds' stores share one cache client.
     """
     default = clouds.default(conf)
-    backend = None
+    backend = store.backend if store is not None else None
     readers = {}
     for cloud in clouds.configured(conf):
         if cloud == default and store is not None:

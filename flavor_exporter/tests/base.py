@@ -23,7 +23,9 @@ temporary directory and HOME of its own.
 from oslo_config import fixture as config_fixture
 from oslotest import base
 
+from flavor_exporter.common import clouds
 from flavor_exporter.common import config
+from flavor_exporter.conf import clouds as clouds_conf
 
 
 class BaseTestCase(base.BaseTestCase):
@@ -38,7 +40,22 @@ class TestCase(BaseTestCase):
         self.conf_fixture = self.useFixture(config_fixture.Config(config.CONF))
         config.parse_args([], default_config_files=[])
         self.conf = config.CONF
+        self.addCleanup(self._forget_cloud_groups)
+
+    def _forget_cloud_groups(self):
+        # The groups of [DEFAULT] clouds a test (or a command it ran)
+        # registered; oslo.config cannot unregister a group, and later
+        # tests must not find them.
+        for name in list(self.conf._groups):
+            if name.startswith(clouds_conf.GROUP_PREFIX):
+                del self.conf._groups[name]
 
     def flags(self, group=None, **kw):
         """Override config options for this test only."""
         self.conf_fixture.config(group=group, **kw)
+
+    def use_clouds(self, *names, default=None):
+        """[DEFAULT] clouds = names for this test; their Cloud list."""
+        self.flags(clouds=list(names), default_cloud=default)
+        clouds.register_opts(self.conf)
+        return clouds.configured(self.conf)

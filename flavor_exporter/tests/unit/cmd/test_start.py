@@ -21,6 +21,7 @@ import os
 from unittest import mock
 
 import fixtures
+from keystoneauth1 import loading as ks_loading
 
 from flavor_exporter.cmd import all as cmd_all
 from flavor_exporter.cmd import api as cmd_api
@@ -212,6 +213,79 @@ class TestConfigAccepted(StartTestCase):
         self.stderr.seek(0)
         self.assertEqual('', self.stderr.read())
         self.launcher.assert_called_once()
+
+
+class TestCloudsConfig(StartTestCase):
+
+    def test_a_name_that_cannot_be_a_cloud(self):
+        path = self.config_file('[DEFAULT]\nclouds = east, we/st\n')
+        status = cmd_worker.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-worker', status,
+                           '[DEFAULT] clouds: "we/st" cannot name a cloud')
+
+    def test_group_of_no_listed_cloud(self):
+        path = self.config_file('[DEFAULT]\nclouds = east\n'
+                                '[cloud:north]\nregion_name = N\n')
+        status = cmd_all.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-all', status,
+                           '%s: [cloud:north] is the group of no cloud; '
+                           'add north to [DEFAULT] clouds or remove the '
+                           'section' % path)
+
+    def test_misspelled_option_of_a_cloud(self):
+        path = self.config_file('[DEFAULT]\nclouds = east\n'
+                                '[cloud:east]\napi_timout = 5\n')
+        status = cmd_worker.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-worker', status,
+                           '[cloud:east] has no option "api_timout"; did '
+                           'you mean "api_timeout"?')
+
+    def test_default_cloud_not_listed(self):
+        path = self.config_file('[DEFAULT]\nclouds = east\n'
+                                'default_cloud = west\n')
+        status = cmd_report.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-report', status,
+                           'default_cloud = west is none of')
+
+    def test_one_worker_service_per_cloud(self):
+        path = self.config_file(
+            '[DEFAULT]\nclouds = east, west\n'
+            '[cloud:west]\nauth_type = password\n'
+            'auth_url = http://keystone.west:5000/v3\nusername = fe\n'
+            'password = secret\nproject_name = admin\n'
+            'user_domain_name = Default\nproject_domain_name = Default\n')
+        self.launcher.return_value.wait.return_value = 0
+        self.assertEqual(0, cmd_worker.main(['--config-file', path]))
+        service = self.launcher.return_value.launch_service.call_args[0][0]
+        self.assertEqual(['east', 'west'],
+                         [part.cloud.name for part in service.parts])
+        # The cloud's own credentials, loaded as the worker will.
+        auth = ks_loading.load_auth_from_conf_options(self.conf,
+                                                      'cloud:west')
+        self.assertEqual('http://keystone.west:5000/v3', auth.auth_url)
+
+    def test_run_once_refreshes_each_cloud(self):
+        path = self.config_file('[DEFAULT]\nclouds = east, west, north\n')
+        refreshed = []
+
+        class Refresher:
+            def __init__(self, conf, store, options, cloud):
+                self.cloud = cloud
+                self.last_error = 'Placement answered 500'
+
+            def refresh(self):
+                refreshed.append(self.cloud.name)
+                return self.cloud.name != 'west'
+
+        with mock.patch.object(cmd_worker.refresh, 'Refresher', Refresher):
+            status = cmd_worker.main(['--config-file', path, '--run-once'])
+        self.assertEqual(1, status)
+        self.assertEqual(['east', 'west', 'north'], refreshed)
+        self.stderr.seek(0)
+        self.assertEqual(
+            ['flavor-exporter-worker: Cloud west: the refresh failed, '
+             'nothing was published: Placement answered 500'],
+            self.stderr.read().splitlines())
 
 
 class TestWorkerStarts(StartTestCase):
