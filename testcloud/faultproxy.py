@@ -22,6 +22,9 @@ openstacksdk: ``placement_endpoint_override``)::
     proxy = self.useFixture(faultproxy.FaultProxy(cloud.placement_url))
     proxy.break_path('/resource_providers/%s/inventories' % uuid,
                      status=200, body=b'<html>oops</html>')
+
+hold_path() keeps one request waiting until release(), to catch a client
+in the middle of its work.
 """
 
 import http.client
@@ -48,6 +51,9 @@ class FaultProxy(fixtures.Fixture):
         self._target = urllib.parse.urlsplit(target_url)
         self._faults = {}
         self._lock = threading.Lock()
+        self._hold = None
+        self._released = threading.Event()
+        self.held = threading.Event()
         self.seen = []
         self.url = None
 
@@ -62,6 +68,23 @@ class FaultProxy(fixtures.Fixture):
         """Forward every path again."""
         with self._lock:
             self._faults.clear()
+
+    def hold_path(self, path):
+        """Keep the next request for path waiting until release().
+
+        Only that one: later requests for path are forwarded. ``held`` is
+        set once the request arrived, so that a test knows its client is
+        in the middle of the call.
+        """
+        full = self._target.path.rstrip('/') + path
+        with self._lock:
+            self._hold = full
+        self.held.clear()
+        self._released.clear()
+
+    def release(self):
+        """Forward the held request now."""
+        self._released.set()
 
     def _setUp(self):
         proxy = self
@@ -80,6 +103,12 @@ class FaultProxy(fixtures.Fixture):
                 with proxy._lock:
                     proxy.seen.append(path)
                     fault = proxy._faults.get(path)
+                    hold = path == proxy._hold
+                    if hold:
+                        proxy._hold = None
+                if hold:
+                    proxy.held.set()
+                    proxy._released.wait(300)
                 if fault is not None:
                     status, body, content_type = fault
                     self._answer(status, [('Content-Type', content_type)],
@@ -118,4 +147,6 @@ class FaultProxy(fixtures.Fixture):
         self.addCleanup(thread.join, 10)
         self.addCleanup(server.server_close)
         self.addCleanup(server.shutdown)
+        # A held request must not keep the server from shutting down.
+        self.addCleanup(self.release)
         self.url = 'http://127.0.0.1:%d%s' % (port, self._target.path)
