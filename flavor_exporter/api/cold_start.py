@@ -28,6 +28,8 @@ import time
 
 from oslo_log import log
 
+from flavor_exporter.common import failures
+
 LOG = log.getLogger(__name__)
 
 
@@ -57,8 +59,12 @@ class SingleFlight:
         outcome = False
         try:
             outcome = bool(self._refresh())
-        except Exception:
-            LOG.exception('Computing capacity on a cache miss failed')
+        except Exception as exc:
+            # The refresh logs its own failures in one line; this is a
+            # failure around it. The traceback is for --debug.
+            LOG.debug('The cache-miss computation', exc_info=True)
+            LOG.error('Computing capacity on a cache miss failed: %s',
+                      failures.explain(exc))
         finally:
             with self._cond:
                 self._running = False

@@ -27,6 +27,7 @@ from oslo_service import service
 
 from flavor_exporter.common import cache
 from flavor_exporter.common import clouds
+from flavor_exporter.common import failures
 from flavor_exporter.common import one_process
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
@@ -97,10 +98,13 @@ class WorkerService(service.Service):
         """Refresh when leading and due; seconds until the next tick."""
         try:
             return self._tick()
-        except Exception:
+        except Exception as exc:
             # The timer's boundary: the worker must keep ticking.
-            LOG.exception('%sWorker tick failed; trying again',
-                          self.cloud.log_prefix)
+            LOG.debug('The failed tick', exc_info=True)
+            LOG.error('%sWorker tick failed, trying again in %ds: %s',
+                      self.cloud.log_prefix,
+                      self._conf.coordination.check_interval,
+                      failures.explain(exc))
             return self._conf.coordination.check_interval
 
     def _tick(self):

@@ -72,6 +72,8 @@ class TestSingleFlight(test_base.BaseTestCase):
     def test_exception_is_a_failure(self):
         flight = cold_start.SingleFlight(
             mock.Mock(side_effect=RuntimeError('cloud down')), backoff=1)
-        with mock.patch.object(cold_start.LOG, 'exception') as log:
+        with mock.patch.object(cold_start.LOG, 'error') as log:
             self.assertFalse(flight())
+        # One line with the cause; the traceback only at debug level.
         log.assert_called_once()
+        self.assertIn('RuntimeError: cloud down', log.call_args[0][1])

@@ -37,10 +37,17 @@ class TestLeadership(base.TestCase):
         self.flags(group='document_cache',
                    memcache_servers=self.memcached.servers)
 
-    def member(self):
-        member = leadership.Leadership.from_conf(self.conf)
+    def member(self, cloud=None):
+        member = leadership.Leadership.from_conf(self.conf, cloud)
         self.addCleanup(member.stop)
         return member
+
+    def test_each_cloud_has_its_own_leader(self):
+        east, west = self.use_clouds('east', 'west')
+        one, two = self.member(east), self.member(west)
+        self.assertTrue(one.leads())
+        self.assertTrue(two.leads())
+        self.assertFalse(self.member(east).leads())
 
     def test_default_backend_is_the_first_cache_server(self):
         self.assertEqual('memcached://%s' % self.memcached.servers[0],
@@ -122,6 +129,14 @@ class TestTick(base.TestCase):
         self.worker.leadership.leading = True
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with()
+
+    def test_a_failed_tick_is_one_line_and_the_timer_lives_on(self):
+        self.worker.leadership.leads = mock.Mock(
+            side_effect=KeyError('member'))
+        with mock.patch.object(service.LOG, 'error') as error:
+            self.assertEqual(5, self.worker.tick())
+        error.assert_called_once()
+        self.assertIn("KeyError: 'member'", error.call_args[0][3])
 
 
 class TestOneComputationAcrossProcesses(base.TestCase):
