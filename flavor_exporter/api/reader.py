@@ -31,7 +31,6 @@ from flavor_exporter.api import generations as generations_mod
 from flavor_exporter.api import parsed as parsed_mod
 from flavor_exporter.api import refresh_status
 from flavor_exporter.api import variants as variants_mod
-from flavor_exporter.common import clouds
 
 
 class Reader:
@@ -73,14 +72,5 @@ class CloudReaders:
         self.default_name = default
         self.default = self.readers[default]
 
-    def get(self, name):
-        """The Reader of cloud name, or None."""
-        return self.readers.get(name)
-
     def items(self):
         return self.readers.items()
-
-    @property
-    def several(self):
-        """True with [DEFAULT] clouds set, even to one cloud."""
-        return len(self.readers) > 1 or clouds.SINGLE not in self.readers

@@ -11,7 +11,11 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""/v2: every flavor with its capacity, one flavor, the worker's status."""
+"""/v2: every flavor with its capacity, one flavor, the worker's status.
+
+Each exists for the default cloud at /v2/ and for every cloud of
+[DEFAULT] clouds at /v2/clouds/{cloud}/.
+"""
 
 import json
 
