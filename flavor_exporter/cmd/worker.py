@@ -64,10 +64,12 @@ def main(argv=None):
 def run_once(conf, options):
     """Refresh every cloud once; 0 when each published new data."""
     status = 0
+    backend = None
     for cloud in clouds.configured(conf):
-        refresher = refresh.Refresher(
-            conf, store.DocumentStore.from_conf(conf, cloud),
-            options=options, cloud=cloud)
+        cloud_store = store.DocumentStore.from_conf(conf, cloud, backend)
+        backend = cloud_store.backend
+        refresher = refresh.Refresher(conf, cloud_store, options=options,
+                                      cloud=cloud)
         if not refresher.refresh():
             sys.stderr.write('%s: %s%s\n' % (PROG, cloud.log_prefix, _(
                 'the refresh failed, nothing was published: %s')

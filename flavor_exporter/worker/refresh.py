@@ -89,13 +89,13 @@ def check_unreadable(report, percent):
                          for item in sorted(unreadable.items())[:3])))
 
 
-def make_source(conf, client):
+def make_source(conf, client, log_prefix=''):
     """The configured capacity source; auto prefers Placement."""
     wanted = conf.capacity.source
     if wanted == 'auto':
         wanted = ('placement' if placement_source.placement_available(client)
                   else 'hypervisors')
-        LOG.info('Capacity source: %s', wanted)
+        LOG.info('%sCapacity source: %s', log_prefix, wanted)
     if wanted == 'placement':
         return placement_source.PlacementSource(conf)
     return hypervisors_source.HypervisorsSource(conf)
@@ -134,7 +134,8 @@ class Refresher:
             self._client = openstack.CloudClient.from_conf(
                 self._conf, self.cloud.group)
         if self._source is None:
-            self._source = make_source(self._conf, self._client)
+            self._source = make_source(self._conf, self._client,
+                                       self.cloud.log_prefix)
         snapshot = self._source.collect(self._client)
         return engine.compute(snapshot, self._options)
 
