@@ -86,7 +86,8 @@ class UnreadableHostTest(base.TestCase):
         self.assertNotIn('host data unreadable',
                          body['flavor']['excluded_hosts'])
         self.assertEqual(0, self.status()['unreadable_host_count'])
-        self.assertIn(b'\nflavor_exporter_hosts_unreadable 0\n',
+        self.assertIn(b'\nflavor_exporter_hosts_unreadable'
+                      b'{cloud="default"} 0\n',
                       self.api.get('/metrics').body)
         health = self.api.get('/healthcheck')
         self.assertEqual(200, health.status_int)
@@ -108,7 +109,8 @@ class UnreadableHostTest(base.TestCase):
         self.assertTrue(any(BROKEN_HOST in line and why in line
                             for line in status['problems']))
         self.assertEqual(0, status['consecutive_failures'])
-        self.assertIn(b'\nflavor_exporter_hosts_unreadable 1\n',
+        self.assertIn(b'\nflavor_exporter_hosts_unreadable'
+                      b'{cloud="default"} 1\n',
                       self.api.get('/metrics').body)
         health = self.api.get('/healthcheck')
         self.assertEqual(200, health.status_int)
@@ -150,7 +152,8 @@ class UnreadableHostTest(base.TestCase):
         self.assertIn('%s: resource provider' % BROKEN_HOST, message)
         self.assertIn('answered 500', message)
         self.assertEqual(4, self.flavor(V100)['flavor']['total'])
-        self.assertIn(b'\nflavor_exporter_refresh_consecutive_failures 1\n',
+        self.assertIn(b'\nflavor_exporter_refresh_consecutive_failures'
+                      b'{cloud="default"} 1\n',
                       self.api.get('/metrics').body)
         # Within the bound, the same 500 is published as an exclusion.
         self.flags(group='capacity', max_unreadable_hosts_percent=50)
