@@ -12,7 +12,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""flavor-exporter-report: compute once from the cloud and print."""
+"""flavor-exporter-report: compute once from a cloud and print."""
 
 import json
 import logging
@@ -24,6 +24,7 @@ from oslo_log import log
 
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import render
+from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import failures
 from flavor_exporter.common import openstack
@@ -35,11 +36,17 @@ LOG = log.getLogger(__name__)
 PROG = 'flavor-exporter-report'
 
 DESCRIPTION = _(
-    'Read the cloud once and print how many instances of each flavor '
-    'fit, per availability zone, GPU flavors first: no memcached, no '
-    'API. Progress goes to stderr, the report to stdout.')
+    'Read a cloud once (--cloud, by default [DEFAULT] default_cloud) and '
+    'print how many instances of each flavor fit, per availability zone, '
+    'GPU flavors first: no memcached, no API. Progress goes to stderr, the '
+    'report to stdout.')
 
 CLI_OPTS = [
+    cfg.StrOpt('cloud', metavar='NAME',
+               help='The cloud of [DEFAULT] clouds to read, through its '
+                    '[cloud:NAME] group; [DEFAULT] default_cloud when not '
+                    'given. Not a clouds.yaml entry: that is the group\'s '
+                    '"cloud" option.'),
     cfg.StrOpt('format', default='table', choices=['table', 'json'],
                help='table for people; json prints the /v2/flavors/ '
                     'document.'),
@@ -110,6 +117,41 @@ def format_table(flavors):
     return '\n'.join(lines) + '\n'
 
 
+def chosen_cloud(conf):
+    """The clouds.Cloud to read: --cloud, else [DEFAULT] default_cloud.
+
+    config.InvalidOption when --cloud names no cloud of this deployment.
+    """
+    if not conf.cloud:
+        return clouds.default(conf)
+    found = clouds.configured(conf)
+    for cloud in found:
+        if cloud.name == conf.cloud:
+            return cloud
+    if not conf.clouds:
+        raise config.InvalidOption(
+            _('--cloud %s: [DEFAULT] clouds is empty, so the only cloud '
+              'is "default"; list the clouds there or leave --cloud out')
+            % conf.cloud)
+    raise config.InvalidOption(
+        _('--cloud %(name)s is none of [DEFAULT] clouds (%(names)s); pick '
+          'one of them') % {'name': conf.cloud,
+                            'names': ', '.join(c.name for c in found)})
+
+
+def footer(cloud, report, document):
+    """The table's last line: which cloud, source, data time, API calls."""
+    values = {'cloud': cloud.name, 'source': report.source,
+              'timestamp': document[pub.TIMESTAMP],
+              'calls': report.api_calls}
+    if cloud.log_prefix:
+        # Among several clouds a saved table must say which it shows.
+        return _('cloud %(cloud)s, source: %(source)s, data from '
+                 '%(timestamp)s, %(calls)d API calls') % values + '\n'
+    return _('source: %(source)s, data from %(timestamp)s, %(calls)d API '
+             'calls') % values + '\n'
+
+
 def progress_wanted(conf, stream):
     if conf.progress is not None:
         return conf.progress
@@ -172,6 +214,7 @@ def main(argv=None):
         config.prepare_service(sys.argv[1:] if argv is None else argv,
                                description=DESCRIPTION)
         options = refresh.engine_options(config.CONF)
+        cloud = chosen_cloud(config.CONF)
     except config.CONFIG_ERRORS as exc:
         return config.refuse_to_start(PROG, exc)
     conf = config.CONF
@@ -181,10 +224,10 @@ def main(argv=None):
         # across the progress line.
         logging.getLogger('flavor_exporter').setLevel(logging.ERROR)
     try:
-        client = openstack.CloudClient.from_conf(conf)
+        client = openstack.CloudClient.from_conf(conf, cloud.group)
         # Nothing is published: the documents are printed.
         refresher = refresh.Refresher(conf, store=None, client=client,
-                                      options=options)
+                                      options=options, cloud=cloud)
         if progress_wanted(conf, sys.stderr):
             with Progress(client, sys.stderr):
                 report = refresher.compute()
@@ -192,7 +235,8 @@ def main(argv=None):
             report = refresher.compute()
     except Exception as exc:
         LOG.debug('The report could not be computed', exc_info=True)
-        sys.stderr.write('%s: %s\n' % (PROG, failures.explain(exc)))
+        sys.stderr.write('%s: %s%s\n' % (
+            PROG, cloud.log_prefix, failures.explain(exc)))
         return 1
     # Only the list it prints: per-host documents are the bulk of a
     # refresh's rendering on a large cloud.
@@ -202,11 +246,7 @@ def main(argv=None):
         sys.stdout.write(json.dumps(document, indent=2) + '\n')
     else:
         sys.stdout.write(format_table(document[pub.FLAVORS]))
-        sys.stdout.write('\n' + _(
-            'source: %(source)s, data from %(timestamp)s, %(calls)d API '
-            'calls') % {'source': report.source,
-                        'timestamp': document[pub.TIMESTAMP],
-                        'calls': report.api_calls} + '\n')
+        sys.stdout.write('\n' + footer(cloud, report, document))
         for problem in report.problems:
             sys.stdout.write(_('warning: %s') % problem + '\n')
     return 0

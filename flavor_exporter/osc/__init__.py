@@ -11,4 +11,6 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The openstack CLI plugin: ``openstack capacity flavor list|show``."""
+"""The openstack CLI plugin: ``openstack capacity cloud list`` and
+``openstack capacity flavor list|show``.
+"""

@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The capacity REST API (/v2/flavors/) over a keystoneauth session."""
+"""The capacity REST API (/v2/) over a keystoneauth session."""
 
 import urllib.parse
 
@@ -38,16 +38,31 @@ class CapacityClient:
         # the API's JSON error message.
         return self._adapter.get(path, params=params).json()
 
-    def list_flavors(self, gpu=None, availability_zone=None):
+    def list_clouds(self):
+        """The /v2/clouds/ document: the clouds the service serves."""
+        return self._get('/v2/clouds/')
+
+    @staticmethod
+    def _base(cloud):
+        """Where a cloud's routes start: /v2/clouds/NAME, or /v2.
+
+        Without a cloud, the unprefixed routes: the service's default
+        cloud, and the only routes of a service older than clouds.
+        """
+        if cloud is None:
+            return '/v2'
+        return '/v2/clouds/%s' % urllib.parse.quote(cloud, safe='')
+
+    def list_flavors(self, gpu=None, availability_zone=None, cloud=None):
         """The /v2/flavors/ document; zone figures only with a zone."""
         params = {}
         if gpu is not None:
             params['gpu'] = 'true' if gpu else 'false'
         if availability_zone:
             params['availability_zone'] = availability_zone
-        return self._get('/v2/flavors/', params)
+        return self._get(self._base(cloud) + '/flavors/', params)
 
-    def get_flavor(self, flavor):
+    def get_flavor(self, flavor, cloud=None):
         """The /v2/flavors/{id or name} document."""
-        return self._get('/v2/flavors/%s'
-                         % urllib.parse.quote(flavor, safe=''))
+        return self._get('%s/flavors/%s' % (
+            self._base(cloud), urllib.parse.quote(flavor, safe='')))

@@ -40,6 +40,19 @@ def _client(app):
     return getattr(app.client_manager, plugin.API_NAME)
 
 
+def add_cloud_argument(parser):
+    """--cloud NAME: one cloud of a service that serves several.
+
+    Not openstackclient's --os-cloud, the clouds.yaml entry that holds the
+    user's credentials: NAME is one of ``openstack capacity cloud list``.
+    """
+    parser.add_argument(
+        '--cloud', metavar='<cloud>',
+        help='Cloud of the capacity service to read, one of "openstack '
+             'capacity cloud list" (default: the service\'s default '
+             'cloud)')
+
+
 class ListFlavor(command.Lister):
     """How many instances of each flavor fit, available and in total."""
 
@@ -51,12 +64,14 @@ class ListFlavor(command.Lister):
         parser.add_argument(
             '--availability-zone', metavar='<zone>',
             help='Figures of one availability zone only')
+        add_cloud_argument(parser)
         return parser
 
     def take_action(self, parsed_args):
         document = _client(self.app).list_flavors(
             gpu=parsed_args.gpu,
-            availability_zone=parsed_args.availability_zone)
+            availability_zone=parsed_args.availability_zone,
+            cloud=parsed_args.cloud)
         rows = []
         for flavor in document['flavors']:
             row = dict(flavor, gpu=gpu_text(flavor['gpu']))
@@ -71,10 +86,12 @@ class ShowFlavor(command.ShowOne):
         parser = super().get_parser(prog_name)
         parser.add_argument('flavor', metavar='<flavor>',
                             help='Flavor ID or name')
+        add_cloud_argument(parser)
         return parser
 
     def take_action(self, parsed_args):
-        document = _client(self.app).get_flavor(parsed_args.flavor)
+        document = _client(self.app).get_flavor(parsed_args.flavor,
+                                                cloud=parsed_args.cloud)
         flavor = document['flavor']
         fields = {
             'id': flavor['id'],

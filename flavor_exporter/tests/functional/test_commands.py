@@ -238,6 +238,31 @@ class TestOtherCommands(CommandsTestCase):
         self.assertTrue(gpu_only['flavors'])
         self.assertTrue(all(f['gpu'] for f in gpu_only['flavors']))
 
+    def test_report_of_a_named_cloud(self):
+        # Two clouds: the test cloud, and one whose clouds.yaml entry does
+        # not exist, the default.
+        config = self.write_config(lines=[
+            '[DEFAULT]', 'clouds = real, missing', 'default_cloud = missing',
+            '[cloud:real]', 'cloud = %s' % self.cloud.cloud_name,
+            'api_timeout = 5',
+            '[cloud:missing]', 'cloud = no-such-entry'])
+        done = self.run_command('flavor-exporter-report', '--config-file',
+                                config, '--cloud', 'real')
+        self.assertEqual(0, done.returncode, done.stderr)
+        self.assertIn('de.NBI GPU V100 medium', done.stdout)
+        self.assertTrue(done.stdout.splitlines()[-1].startswith(
+            'cloud real, source: placement, '), done.stdout)
+        # Without --cloud: the default cloud, through its own group.
+        done = self.run_command('flavor-exporter-report', '--config-file',
+                                config)
+        self.assertEqual(1, done.returncode, done.stdout)
+        lines = done.stderr.splitlines()
+        self.assertEqual(1, len(lines), lines)
+        self.assertTrue(lines[0].startswith(
+            'flavor-exporter-report: Cloud missing: '), lines[0])
+        self.assertIn('no-such-entry', lines[0])
+        self.assertEqual('', done.stdout)
+
     def test_all_in_one_process_with_memory_backend(self):
         config = self.write_config(backend='memory')
         self.start('flavor-exporter-all', config)

@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""``openstack capacity flavor`` with a real Keystone token and catalog.
+"""``openstack capacity`` commands with a real Keystone token and catalog.
 
 The API runs behind keystonemiddleware (as in
 test_keystone_auth); its URL is registered in Keystone's catalog as the
@@ -106,6 +106,23 @@ class TestOpenstackCapacityCommand(ka.ApiBehindKeystone):
         self.assertTrue(all(f['GPU'] for f in listed), listed)
         done = self.openstack('capacity', 'flavor', 'show', ka.GPU_MEDIUM,
                               '-f', 'json')
+        self.assertEqual(0, done.returncode, done.stderr)
+        shown = json.loads(done.stdout)
+        self.assertEqual((ka.GPU_MEDIUM, 4, 3),
+                         (shown['name'], shown['total'],
+                          shown['available']))
+
+    def test_cloud_list_and_one_cloud(self):
+        # A deployment of one cloud: "default", which --cloud can name.
+        done = self.openstack('capacity', 'cloud', 'list', '-f', 'json')
+        self.assertEqual(0, done.returncode, done.stderr)
+        listed = json.loads(done.stdout)
+        self.assertEqual([('default', True)],
+                         [(c['Name'], c['Default']) for c in listed])
+        # Published once for the class: an age, whatever it has become.
+        self.assertGreaterEqual(listed[0]['Age Seconds'], 0)
+        done = self.openstack('capacity', 'flavor', 'show', '--cloud',
+                              'default', ka.GPU_MEDIUM, '-f', 'json')
         self.assertEqual(0, done.returncode, done.stderr)
         shown = json.loads(done.stdout)
         self.assertEqual((ka.GPU_MEDIUM, 4, 3),

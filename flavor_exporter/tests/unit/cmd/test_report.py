@@ -11,19 +11,22 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""flavor-exporter-report's table and progress line."""
+"""flavor-exporter-report's table, progress line and choice of cloud."""
 
 import collections
 import io
 import json
+import logging
 import threading
 
+import fixtures
 from oslo_config import cfg
 
 from flavor_exporter.cmd import report
 from flavor_exporter.common import published as pub
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
+from flavor_exporter.tests.unit.cmd import test_start
 
 
 def listed(flavors=None):
@@ -120,3 +123,90 @@ class TestProgress(base.TestCase):
         self.assertFalse(report.progress_wanted(conf, Tty()))
         conf(['--progress'])
         self.assertTrue(report.progress_wanted(conf, io.StringIO()))
+
+
+class TestChosenCloud(test_start.StartTestCase):
+    """--cloud picks the cloud read, and its connection group.
+
+    The report runs whole, over the sample cloud's snapshot: only the
+    connection (CloudClient.from_conf) and the collection are stand-ins.
+    Unknown names: test_start.TestUnknownCloud.
+    """
+
+    def setUp(self):
+        super().setUp()
+        # The report quietens the project's loggers for its process; in
+        # this one the tests after it need them as they were.
+        logger = logging.getLogger('flavor_exporter')
+        self.addCleanup(logger.setLevel, logger.level)
+        self.stdout = self.useFixture(fixtures.StringStream('stdout')).stream
+        self.useFixture(fixtures.MonkeyPatch('sys.stdout', self.stdout))
+        self.connect = self.useFixture(fixtures.MockPatch(
+            'flavor_exporter.common.openstack.CloudClient.from_conf',
+            return_value=FakeClient())).mock
+        self.source = sample.Source()
+        self.useFixture(fixtures.MockPatch(
+            'flavor_exporter.worker.refresh.make_source',
+            return_value=self.source))
+
+    def report(self, conf_text, *args, status=0):
+        """(group connected through, stdout lines) of one run."""
+        path = self.config_file(conf_text)
+        self.assertEqual(status, report.main(['--config-file', path]
+                                             + list(args)))
+        self.stdout.seek(0)
+        self.connect.assert_called_once()
+        return self.connect.call_args[0][1], self.stdout.read().splitlines()
+
+    def test_default_cloud_without_the_option(self):
+        group, lines = self.report('[DEFAULT]\nclouds = east,west\n'
+                                   'default_cloud = west\n')
+        self.assertEqual('cloud:west', group)
+        self.assertTrue(lines[-1].startswith('cloud west, source: '),
+                        lines[-1])
+
+    def test_first_cloud_without_default_cloud(self):
+        group, _lines = self.report('[DEFAULT]\nclouds = east,west\n')
+        self.assertEqual('cloud:east', group)
+
+    def test_named_cloud(self):
+        group, lines = self.report('[DEFAULT]\nclouds = east,west\n'
+                                   'default_cloud = west\n',
+                                   '--cloud', 'east')
+        self.assertEqual('cloud:east', group)
+        self.assertTrue(lines[-1].startswith('cloud east, source: '),
+                        lines[-1])
+        # The report itself: the sample cloud's flavors.
+        self.assertTrue(lines[0].startswith('name '), lines[0])
+        self.assertIn('gpu.a100', lines[2])
+
+    def test_json_is_the_list_document_of_the_cloud(self):
+        group, lines = self.report('[DEFAULT]\nclouds = east,west\n',
+                                   '--cloud=west', '--format', 'json')
+        self.assertEqual('cloud:west', group)
+        document = json.loads('\n'.join(lines))
+        self.assertEqual(sorted(f[pub.ID] for f in listed()),
+                         sorted(f[pub.ID] for f in document[pub.FLAVORS]))
+
+    def test_single_cloud_reads_openstack(self):
+        for args in ((), ('--cloud', 'default')):
+            self.connect.reset_mock()
+            self.stdout.seek(0)
+            self.stdout.truncate()
+            group, lines = self.report('', *args)
+            self.assertEqual('openstack', group)
+            # One cloud: the line is as it always was.
+            self.assertTrue(lines[-1].startswith('source: placement, '),
+                            lines[-1])
+            self._unregister_cli_opts()
+
+    def test_failure_names_the_cloud(self):
+        self.source.failing = True
+        self.report('[DEFAULT]\nclouds = east,west\n', '--cloud', 'west',
+                    status=1)
+        self.stderr.seek(0)
+        lines = self.stderr.read().splitlines()
+        self.assertEqual(1, len(lines), lines)
+        self.assertTrue(lines[0].startswith(
+            'flavor-exporter-report: Cloud west: RuntimeError: the cloud '
+            'did not answer'), lines[0])

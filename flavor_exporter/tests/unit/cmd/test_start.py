@@ -190,6 +190,32 @@ class TestOtherConfigErrors(StartTestCase):
                            '"memcache_servers"?')
 
 
+class TestUnknownCloud(StartTestCase):
+    """flavor-exporter-report --cloud names one of [DEFAULT] clouds."""
+
+    def setUp(self):
+        super().setUp()
+        self.connect = self.useFixture(fixtures.MockPatch(
+            'flavor_exporter.common.openstack.CloudClient.from_conf')).mock
+
+    def test_none_of_the_clouds(self):
+        path = self.config_file('[DEFAULT]\nclouds = east,west\n')
+        status = cmd_report.main(['--config-file', path, '--cloud', 'north'])
+        self.assertRefused('flavor-exporter-report', status,
+                           '--cloud north is none of [DEFAULT] clouds '
+                           '(east, west); pick one of them')
+        self.connect.assert_not_called()
+
+    def test_single_cloud_is_default(self):
+        path = self.config_file('')
+        status = cmd_report.main(['--config-file', path, '--cloud', 'east'])
+        self.assertRefused('flavor-exporter-report', status,
+                           '--cloud east: [DEFAULT] clouds is empty, so the '
+                           'only cloud is "default"; list the clouds there '
+                           'or leave --cloud out')
+        self.connect.assert_not_called()
+
+
 class TestConfigAccepted(StartTestCase):
     """What the check must let through: libraries' and others' options."""
 

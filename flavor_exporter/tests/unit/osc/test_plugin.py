@@ -20,6 +20,7 @@ Keystone's part (a real token, the service catalog) is in the functional
 test_keystone_auth.py.
 """
 
+import datetime
 import importlib.metadata
 import io
 import json
@@ -32,10 +33,15 @@ from wsgiref import simple_server
 import fixtures
 from openstackclient import shell
 from osc_lib import clientmanager
+import yaml
 
 from flavor_exporter.api import app
+from flavor_exporter.common import clouds
+from flavor_exporter.common import store
+from flavor_exporter.osc import cloud as osc_cloud
 from flavor_exporter.osc import flavor as osc_flavor
 from flavor_exporter.osc import plugin
+from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
 
 
@@ -55,16 +61,16 @@ class TestEntryPoints(base.base.BaseTestCase):
         commands = {e.name: e.load() for e in importlib.metadata
                     .entry_points(group='openstack.capacity.v%s'
                                   % plugin.DEFAULT_API_VERSION)}
-        self.assertEqual({'capacity_flavor_list': osc_flavor.ListFlavor,
+        self.assertEqual({'capacity_cloud_list': osc_cloud.ListCloud,
+                          'capacity_flavor_list': osc_flavor.ListFlavor,
                           'capacity_flavor_show': osc_flavor.ShowFlavor},
                          commands)
 
 
-class TestCommands(base.ApiTestCase):
+class CommandTestCase(base.ApiTestCase):
+    """The API app served on loopback, and openstackclient to call it."""
 
-    def setUp(self):
-        super().setUp()
-        self.publish()
+    def serve(self):
         server = simple_server.make_server(
             '127.0.0.1', 0, app.setup_app(self.conf, self.store),
             handler_class=QuietHandler)
@@ -75,16 +81,22 @@ class TestCommands(base.ApiTestCase):
         self.addCleanup(server.shutdown)
         self.endpoint = 'http://127.0.0.1:%d' % server.server_port
 
-    def openstack(self, *args, status=0):
+    def openstack(self, *args, status=0, auth=None, environ=None):
         """Run openstackclient's shell in this process, as its entry point.
 
         In process rather than as a command: a unit test must not wait on
         a Python start per call (the functional test_osc_keystone runs the
-        installed command).
+        installed command). auth: the global options that say where the
+        API is, by default no authentication and the served endpoint;
+        environ: OS_* variables to set, all others unset.
         """
         self.useFixture(fixtures.EnvironmentVariable('OS_CLOUD'))
         for name in [n for n in os.environ if n.startswith('OS_')]:
             self.useFixture(fixtures.EnvironmentVariable(name))
+        for name, value in (environ or {}).items():
+            self.useFixture(fixtures.EnvironmentVariable(name, value))
+        if auth is None:
+            auth = ['--os-auth-type', 'none', '--os-endpoint', self.endpoint]
         # openstackclient keeps each plugin's client on its ClientManager
         # class, for the life of the process: one per run here.
         cached = vars(clientmanager.ClientManager)[plugin.API_NAME]
@@ -94,14 +106,20 @@ class TestCommands(base.ApiTestCase):
         stderr = io.StringIO()
         with mock.patch('sys.stdout', stdout), \
                 mock.patch('sys.stderr', stderr):
-            returned = shell.main(['--os-auth-type', 'none',
-                                   '--os-endpoint', self.endpoint]
-                                  + list(args))
+            returned = shell.main(list(auth) + list(args))
         done = subprocess.CompletedProcess(args, returned,
                                            stdout.getvalue(),
                                            stderr.getvalue())
         self.assertEqual(status, done.returncode, done.stderr)
         return done
+
+
+class TestCommands(CommandTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.publish()
+        self.serve()
 
     def test_list_json_is_what_the_api_serves(self):
         served = self.app.get('/v2/flavors/').json['flavors']
@@ -155,3 +173,98 @@ class TestCommands(base.ApiTestCase):
         done = self.openstack('capacity', 'flavor', 'list',
                               '--availability-zone', 'az9', status=1)
         self.assertIn('Unknown availability zone "az9"', done.stderr)
+
+
+class TestSeveralClouds(CommandTestCase):
+    """A service of three clouds: west (the default), east and north.
+
+    west has the sample cloud; east two of its flavors, an hour old;
+    north nothing yet.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.flags(clouds=['east', 'west', 'north'], default_cloud='west')
+        clouds.register_opts(self.conf)
+        # Every cloud's store on the test's cache, as one memcached.
+        self.useFixture(fixtures.MockPatch(
+            'flavor_exporter.common.cache.backend_from_conf',
+            return_value=self.backend))
+        self.publish()
+        east = next(cloud for cloud in clouds.configured(self.conf)
+                    if cloud.name == 'east')
+        self.east_age = 3600
+        self.assertGreater(self.east_age, app.stale_after(self.conf))
+        sample.publish(
+            store.DocumentStore.from_conf(self.conf, east),
+            sample.flavors()[:2],
+            datetime.datetime.now(datetime.timezone.utc)
+            - datetime.timedelta(seconds=self.east_age))
+        self.serve()
+
+    def listed_ids(self, *args, **kwargs):
+        return sorted(f['ID'] for f in json.loads(self.openstack(
+            'capacity', 'flavor', 'list', '-f', 'json', *args,
+            **kwargs).stdout))
+
+    def test_cloud_list(self):
+        listed = json.loads(self.openstack('capacity', 'cloud', 'list',
+                                           '-f', 'json').stdout)
+        self.assertEqual(
+            [{'Name': 'east', 'Default': False, 'Stale': True},
+             {'Name': 'west', 'Default': True, 'Stale': False},
+             {'Name': 'north', 'Default': False, 'Stale': True,
+              'Age Seconds': None}],
+            [{k: v for k, v in cloud.items()
+              if k != 'Age Seconds' or v is None} for cloud in listed])
+        ages = {cloud['Name']: cloud['Age Seconds'] for cloud in listed}
+        self.assertGreaterEqual(ages['east'], self.east_age)
+        self.assertLess(ages['west'], self.east_age)
+        table = self.openstack('capacity', 'cloud', 'list').stdout
+        self.assertIn('| Name  | Default | Age Seconds | Stale |', table)
+
+    def test_flavor_list_of_a_cloud(self):
+        self.assertEqual(['1', 'g1'], self.listed_ids('--cloud', 'east'))
+        # Without --cloud: the default cloud, west.
+        everything = sorted(f.id for f in sample.flavors())
+        self.assertEqual(everything, self.listed_ids())
+        self.assertEqual(everything, self.listed_ids('--cloud', 'west'))
+        # Filters apply within the cloud.
+        self.assertEqual(['g1'], self.listed_ids('--cloud', 'east',
+                                                 '--gpu'))
+
+    def test_flavor_show_of_a_cloud(self):
+        shown = json.loads(self.openstack(
+            'capacity', 'flavor', 'show', '--cloud', 'east', 'gpu.a100',
+            '-f', 'json').stdout)
+        self.assertEqual(('g1', True), (shown['id'], shown['stale']))
+        shown = json.loads(self.openstack(
+            'capacity', 'flavor', 'show', 'GPU.V100-small', '-f',
+            'json').stdout)
+        self.assertEqual(('g2', False), (shown['id'], shown['stale']))
+        done = self.openstack('capacity', 'flavor', 'show', '--cloud',
+                              'east', 'GPU.V100-small', status=1)
+        self.assertEqual(
+            'No flavor has the id or name "GPU.V100-small". (HTTP 404)',
+            done.stderr.strip())
+
+    def test_unknown_cloud(self):
+        for command in (('list',), ('show', 'g1')):
+            done = self.openstack('capacity', 'flavor', *command,
+                                  '--cloud', 'south', status=1)
+            self.assertEqual('No cloud is named "south"; GET /v2/clouds '
+                             'lists them. (HTTP 404)', done.stderr.strip())
+            self.assertEqual('', done.stdout)
+
+    def test_cloud_beside_os_cloud(self):
+        """--cloud is the command's; --os-cloud still openstackclient's."""
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'clouds.yaml')
+        with open(path, 'w') as f:
+            yaml.safe_dump({'clouds': {'capacity-test': {
+                'auth_type': 'none',
+                'auth': {'endpoint': self.endpoint}}}}, f)
+        self.assertEqual(['1', 'g1'], self.listed_ids(
+            '--cloud', 'east',
+            auth=['--os-cloud', 'capacity-test'],
+            environ={'OS_CLIENT_CONFIG_FILE': path}))
