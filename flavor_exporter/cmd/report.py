@@ -236,7 +236,8 @@ def main(argv=None):
     except Exception as exc:
         LOG.debug('The report could not be computed', exc_info=True)
         sys.stderr.write('%s: %s%s\n' % (
-            PROG, cloud.log_prefix, failures.explain(exc)))
+            PROG, cloud.log_prefix,
+            failures.explain(exc, cloud.group, again=False)))
         return 1
     # Only the list it prints: per-host documents are the bulk of a
     # refresh's rendering on a large cloud.

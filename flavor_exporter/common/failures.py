@@ -34,17 +34,17 @@ def causes(exc):
     return seen
 
 
-def _hint(chain):
+def _hint(chain, group, again):
     for exc in chain:
         if isinstance(exc, ks_exc.MissingRequiredOptions):
-            return _('set them in [openstack], or in clouds.yaml or the '
-                     'OS_* variables')
+            return _('set them in [%s], or in clouds.yaml or the OS_* '
+                     'variables') % group
         if isinstance(exc, ks_exc.Unauthorized):
-            return _('check the credentials in [openstack], or in '
-                     'clouds.yaml or the OS_* variables')
+            return _('check the credentials in [%s], or in clouds.yaml or '
+                     'the OS_* variables') % group
         if isinstance(exc, ks_exc.DiscoveryFailure):
-            return _('check [openstack] auth_url (or clouds.yaml) and '
-                     'that Keystone is up')
+            return _('check [%s] auth_url (or clouds.yaml) and that '
+                     'Keystone is up') % group
         if isinstance(exc, (ks_exc.ConnectFailure, ks_exc.ConnectTimeout,
                             ConnectionError, TimeoutError)):
             return _('check that the service is up and reachable from '
@@ -52,6 +52,8 @@ def _hint(chain):
         if isinstance(exc, cache.CacheError):
             return _('check that memcached runs and is reachable at '
                      '[document_cache] memcache_servers')
+    if not again:
+        return _('run with --debug for the traceback')
     return _('the next refresh tries again; run with --debug for the '
              'traceback')
 
@@ -61,8 +63,13 @@ def _text(exc):
     return text or type(exc).__name__
 
 
-def explain(exc):
-    """One line for exc: its message, its root cause, what to do next."""
+def explain(exc, group='openstack', again=True):
+    """One line for exc: its message, its root cause, what to do next.
+
+    group: the option group of the cloud that was read ([openstack] or a
+    [cloud:NAME]); again: whether the work is retried on its own (a
+    refresh) or not (a one-shot command).
+    """
     chain = causes(exc)
     line = _text(exc)
     if not isinstance(exc, Exception) or type(exc).__module__ == 'builtins':
@@ -71,4 +78,4 @@ def explain(exc):
     if len(chain) > 1 and root not in line:
         line = _('%(message)s (cause: %(root)s)') % {'message': line,
                                                      'root': root}
-    return '%s; %s' % (line, _hint(chain))
+    return '%s; %s' % (line, _hint(chain, group, again))

@@ -140,12 +140,15 @@ def _connect(conf, group):
                              app_name='flavor-exporter', **kwargs)
 
 
-def _describe(exc):
-    """exc's message, with what to check when the credentials were refused."""
+def _describe(exc, group):
+    """exc's message, with what to check when the credentials were refused.
+
+    group: the option group the credentials came from.
+    """
     if isinstance(exc, ks_exc.Unauthorized):
-        return (_('%s; Keystone refused the credentials: check them in '
-                  '[openstack], or in clouds.yaml or the OS_* variables')
-                % exc)
+        return (_('%(error)s; Keystone refused the credentials: check them '
+                  'in [%(group)s], or in clouds.yaml or the OS_* variables')
+                % {'error': exc, 'group': group})
     return str(exc)
 
 
@@ -163,8 +166,11 @@ def _next_marker(body, key):
 class CloudClient:
     """Counted, paginated, concurrency-bounded GETs against one cloud."""
 
-    def __init__(self, connection, max_concurrency=8, page_size=1000):
+    def __init__(self, connection, max_concurrency=8, page_size=1000,
+                 group=openstack_conf.GROUP):
+        """group: the option group of the connection, for messages."""
         self._connection = connection
+        self._group = group
         self._max_concurrency = max_concurrency
         self._page_size = page_size
         self._lock = threading.Lock()
@@ -175,7 +181,7 @@ class CloudClient:
         options = conf[group]
         return cls(connect(conf, group),
                    max_concurrency=options.max_concurrency,
-                   page_size=options.page_size)
+                   page_size=options.page_size, group=group)
 
     def has_service(self, service_type):
         """Whether the catalog (or an endpoint override) has the service.
@@ -199,7 +205,8 @@ class CloudClient:
             raise CloudError(
                 _('Could not read the service catalog (looking for '
                   '%(service)s): %(error)s')
-                % {'service': service_type, 'error': _describe(exc)}
+                % {'service': service_type,
+                   'error': _describe(exc, self._group)}
             ) from exc
 
     def _auth_url(self):
@@ -225,7 +232,7 @@ class CloudClient:
             raise CloudError(
                 _('%(service)s GET %(path)s failed: %(error)s')
                 % {'service': service, 'path': path,
-                   'error': _describe(exc)}) from exc
+                   'error': _describe(exc, self._group)}) from exc
         if response.status_code >= 400:
             raise CloudError(
                 _('%(service)s GET %(path)s answered %(status)s: %(body)s')

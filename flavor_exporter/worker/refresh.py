@@ -163,7 +163,7 @@ class Refresher:
             # The boundary of the periodic task: whatever went wrong, the
             # last good generation stays published and the worker lives on.
             LOG.debug('The failed refresh', exc_info=True)
-            message = failures.explain(exc)
+            message = failures.explain(exc, self.cloud.group)
         else:
             message = None
         if message:

@@ -67,6 +67,17 @@ class TestExplain(base.BaseTestCase):
         line = failures.explain(ks_exc.MissingRequiredOptions([]))
         self.assertIn('set them in [openstack], or in clouds.yaml', line)
 
+    def test_hints_name_the_cloud_group_read(self):
+        line = failures.explain(ks_exc.Unauthorized('401'), 'cloud:west')
+        self.assertTrue(line.endswith(
+            '; check the credentials in [cloud:west], or in clouds.yaml or '
+            'the OS_* variables'), line)
+
+    def test_one_shot_work_is_not_retried(self):
+        line = failures.explain(RuntimeError('boom'), again=False)
+        self.assertEqual('RuntimeError: boom; run with --debug for the '
+                         'traceback', line)
+
 
 class TestMemcachedDown(base.BaseTestCase):
     """Real pymemcache against a port where no memcached listens."""
