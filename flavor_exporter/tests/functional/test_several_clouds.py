@@ -71,6 +71,10 @@ class SeveralCloudsTestCase(test_commands.CommandsTestCase):
             yaml.safe_dump({'clouds': entries}, out)
         self.aliases = self._alias_union(
             self.spec, scenario_mod.load(WEST_SCENARIO))
+        self.open_stores()
+
+    def open_stores(self):
+        """self.stores: each cloud's, on [document_cache] as flagged now."""
         self.stores = {}
         for name in CLOUDS:
             self.stores[name] = store.DocumentStore.from_conf(
