@@ -24,6 +24,7 @@ from oslo_log import log
 
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import render
+from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import failures
 from flavor_exporter.common import openstack
@@ -37,7 +38,8 @@ PROG = 'flavor-exporter-report'
 DESCRIPTION = _(
     'Read the cloud once and print how many instances of each flavor '
     'fit, per availability zone, GPU flavors first: no memcached, no '
-    'API. Progress goes to stderr, the report to stdout.')
+    'API. With [DEFAULT] clouds, the cloud of [DEFAULT] default_cloud. '
+    'Progress goes to stderr, the report to stdout.')
 
 CLI_OPTS = [
     cfg.StrOpt('format', default='table', choices=['table', 'json'],
@@ -172,6 +174,9 @@ def main(argv=None):
         config.prepare_service(sys.argv[1:] if argv is None else argv,
                                description=DESCRIPTION)
         options = refresh.engine_options(config.CONF)
+        # Among several clouds ([DEFAULT] clouds), the one /v2/flavors
+        # serves.
+        cloud = clouds.default(config.CONF)
     except config.CONFIG_ERRORS as exc:
         return config.refuse_to_start(PROG, exc)
     conf = config.CONF
@@ -181,10 +186,10 @@ def main(argv=None):
         # across the progress line.
         logging.getLogger('flavor_exporter').setLevel(logging.ERROR)
     try:
-        client = openstack.CloudClient.from_conf(conf)
+        client = openstack.CloudClient.from_conf(conf, cloud.group)
         # Nothing is published: the documents are printed.
         refresher = refresh.Refresher(conf, store=None, client=client,
-                                      options=options)
+                                      options=options, cloud=cloud)
         if progress_wanted(conf, sys.stderr):
             with Progress(client, sys.stderr):
                 report = refresher.compute()

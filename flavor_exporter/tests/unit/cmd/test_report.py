@@ -16,14 +16,19 @@
 import collections
 import io
 import json
+import logging
 import threading
+from unittest import mock
 
 from oslo_config import cfg
 
 from flavor_exporter.cmd import report
+from flavor_exporter.common import clouds
+from flavor_exporter.common import openstack
 from flavor_exporter.common import published as pub
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
+from flavor_exporter.tests.unit.cmd import test_start
 
 
 def listed(flavors=None):
@@ -120,3 +125,28 @@ class TestProgress(base.TestCase):
         self.assertFalse(report.progress_wanted(conf, Tty()))
         conf(['--progress'])
         self.assertTrue(report.progress_wanted(conf, io.StringIO()))
+
+
+class TestSeveralClouds(test_start.StartTestCase):
+    """With [DEFAULT] clouds, the report reads the default cloud."""
+
+    def report(self, text):
+        # main() quietens the package's logger for its stdout.
+        logger = logging.getLogger('flavor_exporter')
+        self.addCleanup(logger.setLevel, logger.level)
+        with mock.patch.object(openstack.CloudClient, 'from_conf') as client, \
+                mock.patch('flavor_exporter.worker.refresh.Refresher') as made:
+            made.return_value.compute.side_effect = openstack.CloudError(
+                'stop here')
+            status = report.main(['--config-file', self.config_file(text)])
+        return status, client, made
+
+    def test_default_cloud_read(self):
+        status, client, made = self.report(
+            '[DEFAULT]\nclouds = east,west\ndefault_cloud = west\n')
+        self.assertEqual(1, status)
+        client.assert_called_once_with(mock.ANY, 'cloud:west')
+        west = clouds.Cloud('west', 'cloud:west', 'flavor-exporter:west')
+        self.assertEqual(west, made.call_args.kwargs['cloud'])
+        self.assertIs(client.return_value,
+                      made.call_args.kwargs['client'])
