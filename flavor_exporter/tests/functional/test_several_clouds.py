@@ -168,6 +168,8 @@ class TestSeveralClouds(SeveralCloudsTestCase):
         expected = {name: numbers(alone[name]) for name in CLOUDS}
         self.assertNotEqual(expected[EAST], expected[WEST])
         config = self.write_config()
+        # On the deployment's configuration: its default cloud.
+        self.assertEqual(expected[EAST], numbers(self.report(config)))
         done = self.run_command('flavor-exporter-worker', '--config-file',
                                 config, '--run-once')
         self.assertEqual(0, done.returncode, done.stderr)
