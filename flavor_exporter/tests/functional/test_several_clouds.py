@@ -58,8 +58,8 @@ class SeveralCloudsTestCase(test_commands.CommandsTestCase):
 
     def setUp(self):
         super().setUp()
-        # Read only, never changed, but the shared cloud is east's: one
-        # of its own for west.
+        # west is only read, but launcher.shared_cloud keeps one cloud at
+        # a time (east's): west is this test's own.
         self.west = self.useFixture(fe_fixtures.Cloud(WEST_SCENARIO)).cloud
         self.west_proxy = self.useFixture(
             faultproxy.FaultProxy(self.west.placement_url))
@@ -108,10 +108,10 @@ class SeveralCloudsTestCase(test_commands.CommandsTestCase):
         env.pop('OS_CLOUD', None)
         return env
 
-    def write_config(self, clouds=CLOUDS, lines=(), name=None):
+    def write_config(self, clouds=CLOUDS, lines=()):
         """A configuration file serving clouds (one: [openstack] alone)."""
-        path = os.path.join(self.workdir, name or (
-            'flavor-exporter-%s.conf' % '-'.join(clouds)))
+        path = os.path.join(self.workdir,
+                            'flavor-exporter-%s.conf' % '-'.join(clouds))
         if len(clouds) == 1:
             connection = '[openstack]\ncloud = %s\napi_timeout = 5\n' % (
                 clouds[0])
@@ -188,8 +188,11 @@ class TestSeveralClouds(SeveralCloudsTestCase):
                          numbers(self.wait_for('/v2/flavors/')))
         legacy = self.wait_for('/gpus/flavors/')
         self.assertEqual(
-            sorted(f['name'] for f in alone[EAST]['flavors'] if f['gpu']),
-            sorted(f['flavor_name'] for f in legacy['flavors']))
+            sorted((f['id'], f['name'], f['available'], f['total'])
+                   for f in alone[EAST]['flavors'] if f['gpu']),
+            sorted((f['flavor_openstack_id'], f['flavor_name'],
+                    f['available'], f['total'])
+                   for f in legacy['flavors']))
 
         status, headers, body = self.fetch('/v2/clouds/nope/flavors/')
         self.assertEqual(404, status, body)
