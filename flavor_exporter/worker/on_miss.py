@@ -21,7 +21,9 @@ request.
 
 The API's SingleFlight makes one run per process; across processes and
 machines a lock in the cache (memcached add) makes one: the process that
-takes it computes, the others wait for the pointer it publishes.
+takes it computes, the others wait for the pointer it publishes. Whoever
+takes the lock looks for a pointer first: a request that found the cache
+empty just before another computation published computes nothing.
 """
 
 import time
@@ -75,6 +77,12 @@ class RefreshOnMiss:
         if not mine:
             return self._wait()
         try:
+            # A request that saw the cache empty may get here just after
+            # another computation (this process's or another's) published
+            # and let the lock go: its data is there, computing again would
+            # only cost the cloud a second full read.
+            if self._published():
+                return True
             if self._refresher is None:
                 self._refresher = self._refresh.Refresher(
                     self._conf, self._store, options=self._options,

@@ -12,10 +12,11 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 """Several machines' worth of processes on one: three workers, two API
-processes, three memcached servers, one real test cloud.
+processes, three memcached servers, two real test clouds.
 
-Kill the leader, pause one past its lease, kill a memcached server: the
-numbers stay right and fresh, the sequence never goes backwards.
+Each cloud has its own lock, so its own leader. Kill a leader, pause one
+past its lease, kill a memcached server: both clouds' numbers stay right
+and fresh, neither cloud's sequence ever goes backwards.
 """
 
 import concurrent.futures
@@ -31,18 +32,20 @@ import urllib.request
 import testtools.content
 
 from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.functional import test_api_uwsgi
-from flavor_exporter.tests.functional import test_commands
+from flavor_exporter.tests.functional import test_several_clouds
 from testcloud import loopback
 
+CLOUDS = test_several_clouds.CLOUDS
 LEASE = 3            # seconds: the tooz lock's lease (?timeout=)
 INTERVAL = 10        # [worker] refresh_interval (its minimum)
-LEADS = 'This worker now leads'
+LEADS = 'Cloud %s: This worker now leads'
+NOTICED = ('Cloud %s: This worker lost the leadership',
+           'Cloud %s: Refresh dropped')
 
 
-class TestSeveralWorkers(test_commands.CommandsTestCase):
+class TestSeveralWorkers(test_several_clouds.SeveralCloudsTestCase):
 
     def setUp(self):
         super().setUp()
@@ -50,8 +53,7 @@ class TestSeveralWorkers(test_commands.CommandsTestCase):
             self.useFixture(loopback.MemcachedFixture()) for _ in range(2)]
         addresses = [s.servers[0] for s in self.servers]
         self.flags(group='document_cache', memcache_servers=addresses)
-        self.store = store.DocumentStore.from_conf(self.conf)
-        self.addCleanup(self.store.close)
+        self.open_stores()
         self.config = self.write_config(lines=[
             '[document_cache]',
             'memcache_servers = %s' % ','.join(addresses),
@@ -65,9 +67,10 @@ class TestSeveralWorkers(test_commands.CommandsTestCase):
             'compute_on_miss = true',
             'generation_check_interval = 1'])
         self.addOnException(self.attach_logs)
-        self.sequences = []
+        self.sequences = {name: [] for name in CLOUDS}
+        self.leads_seen = {}
         self.watching = True
-        watcher = threading.Thread(target=self.watch_sequence)
+        watcher = threading.Thread(target=self.watch_sequences)
         watcher.start()
         self.addCleanup(watcher.join)
         self.addCleanup(setattr, self, 'watching', False)
@@ -80,19 +83,18 @@ class TestSeveralWorkers(test_commands.CommandsTestCase):
         self.addDetail('sequences', testtools.content.text_content(
             repr(self.sequences)))
 
-    def watch_sequence(self):
+    def watch_sequences(self):
         while self.watching:
-            try:
-                pointer = self.store.current()
-            except store.CacheError:
-                pointer = None
-            if pointer is not None:
-                self.sequences.append(pointer[pub.SEQUENCE])
+            for name in CLOUDS:
+                pointer = self.pointer(name)
+                if pointer is not None:
+                    self.sequences[name].append(pointer[pub.SEQUENCE])
             time.sleep(0.2)
 
-    def fetch_waiting(self, _):
-        """GET /v2/flavors/, waiting as long as a cold computation takes."""
-        url = 'http://127.0.0.1:%d/v2/flavors/' % self.port
+    def fetch_waiting(self, cloud):
+        """GET a cloud's flavors, waiting as long as a cold computation."""
+        url = 'http://127.0.0.1:%d/v2/clouds/%s/flavors/' % (self.port,
+                                                             cloud)
         try:
             with urllib.request.urlopen(url, timeout=300) as response:
                 return response.status, None, response.read()
@@ -101,95 +103,106 @@ class TestSeveralWorkers(test_commands.CommandsTestCase):
 
     def flavors(self, answer):
         self.assertEqual(200, answer[0], answer)
-        return {f['name']: (f['total'], f['available'])
-                for f in json.loads(answer[2])['flavors']}
+        return test_several_clouds.numbers(json.loads(answer[2]))
 
-    def wait_until(self, condition, what, timeout=60):
-        deadline = time.monotonic() + timeout
-        while not condition():
-            self.assertLess(time.monotonic(), deadline, what)
-            time.sleep(0.2)
-
-    def leader(self, workers, but=()):
-        """The worker that logged it leads since the last look, or None."""
+    def leader(self, cloud, workers, but=()):
+        """The worker that logged it leads cloud since the last look."""
         for name in workers:
+            count = self.log_of(name).count(LEADS % cloud)
             if name not in but and \
-                    self.log_of(name).count(LEADS) > \
-                    self.leads_seen.get(name, 0):
-                self.leads_seen[name] = self.log_of(name).count(LEADS)
+                    count > self.leads_seen.get((name, cloud), 0):
+                self.leads_seen[name, cloud] = count
                 return name
         return None
 
-    def published_after(self, sequence):
-        return max(self.sequences[-1:] or [0]) > sequence
+    def take_over(self, leaders, workers, gone, what):
+        """Wait until a worker not gone leads each cloud a gone one led."""
+        for cloud in CLOUDS:
+            if leaders[cloud] in gone:
+                leaders[cloud] = self.wait_until(
+                    lambda: self.leader(cloud, workers, but=gone),
+                    '%s: cloud %s' % (what, cloud))
+
+    def published_after(self, sequences):
+        return all(max(self.sequences[name][-1:] or [0]) > sequence
+                   for name, sequence in sequences.items())
+
+    def wait_for_both(self, what):
+        """Wait until each cloud publishes a newer generation."""
+        sequences = {name: max(self.sequences[name][-1:] or [0])
+                     for name in CLOUDS}
+        self.wait_until(lambda: self.published_after(sequences), what)
 
     def test_leader_killed_paused_and_a_memcached_lost(self):
-        # One cold-cache computation for 200 requests over two processes.
+        # One cold-cache computation per cloud for 200 requests over two
+        # processes.
         api = self.start('flavor-exporter-api', self.config)
         loopback.wait_for_port(self.port, timeout=60)
         with concurrent.futures.ThreadPoolExecutor(50) as pool:
-            answers = list(pool.map(self.fetch_waiting, range(200)))
-        expected = self.flavors(answers[0])
+            answers = list(pool.map(self.fetch_waiting, CLOUDS * 100))
         self.assertEqual([200] * 200, [a[0] for a in answers])
-        self.assertEqual({json.dumps(expected)},
-                         {json.dumps(self.flavors(a)) for a in answers})
-        self.assertEqual(1, self.log_of('flavor-exporter-api').count(
-            'Published capacity of'), self.log_of('flavor-exporter-api'))
+        expected = {}
+        for name, answer in zip(CLOUDS * 100, answers):
+            self.assertEqual(expected.setdefault(name, self.flavors(answer)),
+                             self.flavors(answer))
+        self.assertNotEqual(*expected.values())
+        for name in CLOUDS:
+            self.assertEqual(1, self.log_of('flavor-exporter-api').count(
+                'Cloud %s: Published capacity of' % name),
+                self.log_of('flavor-exporter-api'))
         self.assertIsNone(api.poll())
 
-        # Three workers: one leads and refreshes.
+        # Three workers: one leads each cloud and refreshes it.
         names = ['flavor-exporter-worker-%d' % i for i in range(3)]
         workers = {}
         for name in names:
             workers[name] = self.start_worker(name)
-        self.leads_seen = {}
-        first = []
-        self.wait_until(lambda: first.append(self.leader(workers)) or
-                        first[-1], 'no worker leads')
-        first = first[-1]
-        sequence = self.sequences[-1]
-        self.wait_until(lambda: self.published_after(sequence),
-                        'the leader did not refresh')
+        # No leader yet (None) counts as a leader gone.
+        leaders = dict.fromkeys(CLOUDS)
+        self.take_over(leaders, workers, gone=[None], what='nobody leads')
+        self.wait_for_both('a leader did not refresh')
 
-        # SIGKILL the leader: another takes over and publishes.
+        # SIGKILL east's leader: another takes over each cloud it led.
+        first = leaders[test_several_clouds.EAST]
         workers[first].send_signal(signal.SIGKILL)
         workers[first].wait()
-        sequence = self.sequences[-1]
-        second = []
-        self.wait_until(lambda: second.append(
-            self.leader(workers, but=[first])) or second[-1],
-            'nobody took over')
-        second = second[-1]
-        self.wait_until(lambda: self.published_after(sequence),
-                        'the new leader did not publish')
+        self.take_over(leaders, workers, gone=[first],
+                       what='nobody took over')
+        self.wait_for_both('nothing published after the leader died')
 
-        # SIGSTOP it past its lease: the third takes over; resumed, the
-        # paused one notices it lost the lease and publishes nothing old.
+        # SIGSTOP east's new leader past its lease: the third takes over;
+        # resumed, the paused one notices it lost each lease and
+        # publishes nothing old.
+        second = leaders[test_several_clouds.EAST]
+        led = [cloud for cloud in CLOUDS if leaders[cloud] == second]
         os.killpg(workers[second].pid, signal.SIGSTOP)
-        third = []
-        self.wait_until(lambda: third.append(
-            self.leader(workers, but=[first, second])) or third[-1],
-            'nobody took over from the paused leader')
+        self.take_over(leaders, workers, gone=[first, second],
+                       what='nobody took over from the paused leader')
         os.killpg(workers[second].pid, signal.SIGCONT)
-        self.wait_until(lambda: 'lost the leadership' in
-                        self.log_of(second) or
-                        'Refresh dropped' in self.log_of(second),
-                        'the paused leader did not notice')
-        sequence = self.sequences[-1]
-        self.wait_until(lambda: self.published_after(sequence),
-                        'the third leader did not publish')
+        for cloud in led:
+            self.wait_until(
+                lambda: any(line % cloud in self.log_of(second)
+                            for line in NOTICED),
+                'the paused leader of %s did not notice' % cloud)
+        self.wait_for_both('the third leader did not publish')
 
         # Lose a memcached server (not the coordination one): the API
         # answers again within one refresh, numbers unchanged.
         self.servers[2].stop()
-        sequence = self.sequences[-1]
-        self.wait_until(lambda: self.published_after(sequence),
-                        'nothing published after a memcached died')
-        answer = test_api_uwsgi.fetch_ok(self.port, '/v2/flavors/',
-                                         timeout=INTERVAL)
-        self.assertEqual(expected, self.flavors(answer))
+        self.wait_for_both('nothing published after a memcached died')
+        for name in CLOUDS:
+            answer = test_api_uwsgi.fetch_ok(
+                self.port, '/v2/clouds/%s/flavors/' % name,
+                timeout=INTERVAL)
+            self.assertEqual(expected[name], self.flavors(answer))
+        self.assertEqual(
+            [(name, False) for name in CLOUDS],
+            [(c['name'], c['stale'])
+             for c in self.wait_for('/v2/clouds/')['clouds']])
 
-        self.assertEqual(sorted(self.sequences), self.sequences)
+        for name in CLOUDS:
+            self.assertEqual(sorted(self.sequences[name]),
+                             self.sequences[name])
         self.assertIsNone(api.poll())
 
     def start_worker(self, name):

@@ -41,3 +41,14 @@ class TestRefreshOnMiss(base.TestCase):
                                     options=refresh.engine_options(
                                         self.conf), cloud=None)
         self.assertEqual(2, cls.return_value.refresh.call_count)
+
+    def test_published_meanwhile_computes_nothing(self):
+        # The lock is free because another computation just published.
+        documents = store.DocumentStore(cache.MemoryBackend(), 'test', 0)
+        with mock.patch('flavor_exporter.worker.refresh.Refresher') as cls, \
+                mock.patch.object(documents, 'current',
+                                  return_value={'sequence': 1}):
+            fill = on_miss.RefreshOnMiss(self.conf, documents)
+            self.assertTrue(fill())
+        cls.assert_not_called()
+        self.assertFalse(documents.locked(on_miss.LOCK))
