@@ -40,8 +40,10 @@ OBSERVABLE = frozenset(['VCPU', 'MEMORY_MB', 'DISK_GB'])
 class HypervisorsSource:
     name = 'hypervisors'
 
-    def __init__(self, conf):
+    def __init__(self, conf, log_prefix=''):
+        """log_prefix: what the log lines start with (clouds.Cloud)."""
         self._conf = conf
+        self._log_prefix = log_prefix
 
     def _root_provider(self, hypervisor):
         """Placement-style inventories from Nova's resource tracker view."""
@@ -124,7 +126,7 @@ class HypervisorsSource:
             self._conf.capacity.default_availability_zone, problems)
 
         for line in problems:
-            LOG.warning('%s', line)
+            LOG.warning('%s%s', self._log_prefix, line)
         return model.Snapshot(source=self.name, flavors=flavors,
                               hosts=sorted(hosts, key=lambda h: h.node),
                               problems=problems,

@@ -301,11 +301,12 @@ def probe_class(wanted, providers):
                                              rc == DEFAULT_PROBE_CLASS))
 
 
-def read_summaries(client, resource_class):
+def read_summaries(client, resource_class, log_prefix=''):
     """parse_provider_summaries of one allocation candidates query.
 
     {} when this Placement cannot answer it: every provider is then read
-    on its own. Other failures are the refresh's.
+    on its own. Other failures are the refresh's. log_prefix: what the
+    log lines start with (clouds.Cloud).
     """
     try:
         body = client.get('placement', '/allocation_candidates',
@@ -314,14 +315,15 @@ def read_summaries(client, resource_class):
     except openstack.CloudError as exc:
         if exc.status not in _NO_CANDIDATES:
             raise
-        LOG.warning('Placement gave no allocation candidates (%s); usages '
-                    'are read one provider at a time', exc)
+        LOG.warning('%sPlacement gave no allocation candidates (%s); '
+                    'usages are read one provider at a time', log_prefix, exc)
         return {}
     try:
         return parse_provider_summaries(body)
     except _Malformed as exc:
-        LOG.warning('Placement\'s allocation candidates are unreadable '
-                    '(%s); usages are read one provider at a time', exc)
+        LOG.warning('%sPlacement\'s allocation candidates are unreadable '
+                    '(%s); usages are read one provider at a time',
+                    log_prefix, exc)
         return {}
 
 
@@ -364,7 +366,7 @@ def _failure(got):
     return None
 
 
-def read_providers(client, wanted, previous=None):
+def read_providers(client, wanted, previous=None, log_prefix=''):
     """A Reading of the providers in wanted (Summary objects).
 
     previous: the Reading of the previous successful refresh (None at
@@ -372,7 +374,8 @@ def read_providers(client, wanted, previous=None):
     trait call. Usages (and traits of changed providers) come from one
     allocation candidates query; the providers it does not cover are read
     one by one. All those calls go through one client.map so that the
-    concurrency bound holds across the whole refresh.
+    concurrency bound holds across the whole refresh. log_prefix: what
+    the log lines start with (clouds.Cloud).
     """
     cache = previous.cache if previous else {}
     summarized = {}
@@ -380,8 +383,9 @@ def read_providers(client, wanted, previous=None):
         wanted_uuids = {summary.uuid for summary in wanted}
         resource_class = (previous.probe_class if previous
                           else DEFAULT_PROBE_CLASS)
-        summarized = {uuid: entry for uuid, entry in read_summaries(
-            client, resource_class).items() if uuid in wanted_uuids}
+        summaries = read_summaries(client, resource_class, log_prefix)
+        summarized = {uuid: entry for uuid, entry in summaries.items()
+                      if uuid in wanted_uuids}
     calls = [(summary.uuid, what) for summary in wanted
              for what in _calls_for(summary, cache,
                                     summary.uuid in summarized)]

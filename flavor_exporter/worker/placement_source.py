@@ -65,8 +65,10 @@ class PlacementSource:
 
     name = 'placement'
 
-    def __init__(self, conf):
+    def __init__(self, conf, log_prefix=''):
+        """log_prefix: what the log lines start with (clouds.Cloud)."""
         self._conf = conf
+        self._log_prefix = log_prefix
         self._last_reading = None
         self._lock = threading.Lock()
         # Figures of the last successful collect, for logs and metrics.
@@ -103,8 +105,8 @@ class PlacementSource:
         # would cost calls for nothing.
         wanted = [summary for root_uuid, members in trees.items()
                   if root_uuid in nodes for summary in members]
-        reading = placement_providers.read_providers(client, wanted,
-                                                     self._last_reading)
+        reading = placement_providers.read_providers(
+            client, wanted, self._last_reading, self._log_prefix)
 
         hosts = []
         for uuid, (node, service_host, hypervisor) in sorted(
@@ -156,12 +158,13 @@ class PlacementSource:
                                                  unusable={})
         self.last_stats = stats
         for line in problems:
-            LOG.warning('%s', line)
-        LOG.info('Placement refresh: %(api_calls)d API calls; '
+            LOG.warning('%s%s', self._log_prefix, line)
+        LOG.info('%(prefix)sPlacement refresh: %(api_calls)d API calls; '
                  '%(providers)d resource providers, %(providers_fetched)d '
                  'read, %(providers_reused)d unchanged since the previous '
                  'refresh; usages of %(usages_summarized)d from allocation '
-                 'candidates, of %(usages_read)d read one by one', stats)
+                 'candidates, of %(usages_read)d read one by one',
+                 dict(stats, prefix=self._log_prefix))
         return model.Snapshot(source=self.name, flavors=flavors,
                               hosts=hosts, problems=problems,
                               api_calls=stats['api_calls'])

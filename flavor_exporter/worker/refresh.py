@@ -97,8 +97,8 @@ def make_source(conf, client, log_prefix=''):
                   else 'hypervisors')
         LOG.info('%sCapacity source: %s', log_prefix, wanted)
     if wanted == 'placement':
-        return placement_source.PlacementSource(conf)
-    return hypervisors_source.HypervisorsSource(conf)
+        return placement_source.PlacementSource(conf, log_prefix)
+    return hypervisors_source.HypervisorsSource(conf, log_prefix)
 
 
 class Refresher:

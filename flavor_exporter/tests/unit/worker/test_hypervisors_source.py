@@ -21,6 +21,7 @@ medium 4 total / 3 available, V100 large 4/3, 2xV100 large 2/1.
 """
 
 import copy
+from unittest import mock
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.common import openstack
@@ -183,6 +184,20 @@ class TestPredecessorExample(base.TestCase):
         bad = [c for c in report.flavors if c.flavor.id == 'noalias'][0]
         self.assertIn('pci_passthrough:alias', bad.error)
         self.assertEqual((4, 3), self.numbers(report)[MEDIUM])
+
+    def test_problem_lines_name_the_cloud_among_several(self):
+        bodies = copy.deepcopy(CLOUD)
+        bodies['/os-aggregates']['aggregates'].append(
+            {'name': 'Ghosts', 'hosts': ['host9'], 'metadata': {}})
+        source = hypervisors_source.HypervisorsSource(self.conf,
+                                                      'Cloud west: ')
+        with mock.patch.object(hypervisors_source.LOG, 'warning') as warn:
+            source.collect(fakes.FakeClient(bodies))
+        lines = [call.args[0] % call.args[1:] for call in warn.call_args_list]
+        self.assertTrue(lines)
+        self.assertEqual([], [line for line in lines
+                              if not line.startswith('Cloud west: ')])
+        self.assertIn('host9', '\n'.join(lines))
 
     def test_hypervisor_without_figures_is_excluded_and_named(self):
         bodies = copy.deepcopy(CLOUD)
