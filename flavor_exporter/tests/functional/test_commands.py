@@ -87,15 +87,29 @@ class CommandsTestCase(base.TestCase):
             timeout=timeout,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def start(self, name, config):
+    def start(self, name, config, command=None):
+        """Console script command (by default name), its log called name."""
         log = open(os.path.join(self.workdir, name + '.log'), 'w')
         self.addCleanup(log.close)
         process = subprocess.Popen(
-            fe_fixtures.console_script(name) + ['--config-file', config],
-            env=self.env(),
+            fe_fixtures.console_script(command or name) +
+            ['--config-file', config], env=self.env(),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.addCleanup(fe_fixtures.stop_process_group, process)
         return process
+
+    def wait_until(self, condition, what, timeout=120):
+        """Poll condition until true, and return what it returned.
+
+        Fails saying what when it stays false for timeout seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            result = condition()
+            if result:
+                return result
+            self.assertLess(time.monotonic(), deadline, what)
+            time.sleep(0.2)
 
     def log_of(self, name):
         with open(os.path.join(self.workdir, name + '.log')) as log:

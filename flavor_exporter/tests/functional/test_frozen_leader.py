@@ -23,7 +23,6 @@ sequence never goes backwards.
 
 import os
 import signal
-import subprocess
 import threading
 import time
 
@@ -31,7 +30,6 @@ import yaml
 
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
-from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.functional import test_commands
 from testcloud import faultproxy
 
@@ -87,20 +85,8 @@ class TestLeaderFrozenMidRefresh(test_commands.CommandsTestCase):
                 self.sequences.append(pointer[pub.SEQUENCE])
             time.sleep(0.1)
 
-    def wait_until(self, condition, what, timeout=90):
-        deadline = time.monotonic() + timeout
-        while not condition():
-            self.assertLess(time.monotonic(), deadline, what)
-            time.sleep(0.1)
-
     def start_worker(self, name):
-        log = open(os.path.join(self.workdir, name + '.log'), 'w')
-        self.addCleanup(log.close)
-        process = subprocess.Popen(
-            fe_fixtures.console_script('flavor-exporter-worker') +
-            ['--config-file', self.config], env=self.env(),
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.addCleanup(fe_fixtures.stop_process_group, process)
+        process = self.start(name, self.config, 'flavor-exporter-worker')
         # A frozen process cannot stop: thaw it first.
         self.addCleanup(self.thaw, process)
         return process

@@ -23,7 +23,6 @@ import json
 import os
 import re
 import textwrap
-import time
 
 import testtools.content
 import yaml
@@ -138,19 +137,6 @@ class SeveralCloudsTestCase(test_commands.CommandsTestCase):
 
     def fetch(self, path):
         return test_api_uwsgi.fetch(self.port, path)
-
-    def wait_until(self, condition, what, timeout=120):
-        """Poll condition until true, and return what it returned.
-
-        Fails saying what when it stays false for timeout seconds.
-        """
-        deadline = time.monotonic() + timeout
-        while True:
-            result = condition()
-            if result:
-                return result
-            self.assertLess(time.monotonic(), deadline, what)
-            time.sleep(0.2)
 
     def pointer(self, name):
         try:

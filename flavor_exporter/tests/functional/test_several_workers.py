@@ -23,7 +23,6 @@ import concurrent.futures
 import json
 import os
 import signal
-import subprocess
 import threading
 import time
 import urllib.error
@@ -32,7 +31,6 @@ import urllib.request
 import testtools.content
 
 from flavor_exporter.common import published as pub
-from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.functional import test_api_uwsgi
 from flavor_exporter.tests.functional import test_several_clouds
 from testcloud import loopback
@@ -207,11 +205,4 @@ class TestSeveralWorkers(test_several_clouds.SeveralCloudsTestCase):
 
     def start_worker(self, name):
         """A worker whose output is in the log name."""
-        log = open(os.path.join(self.workdir, name + '.log'), 'w')
-        self.addCleanup(log.close)
-        process = subprocess.Popen(
-            fe_fixtures.console_script('flavor-exporter-worker') +
-            ['--config-file', self.config], env=self.env(),
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.addCleanup(fe_fixtures.stop_process_group, process)
-        return process
+        return self.start(name, self.config, 'flavor-exporter-worker')
