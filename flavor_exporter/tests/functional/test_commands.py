@@ -53,9 +53,21 @@ class CommandsTestCase(base.TestCase):
         self.addCleanup(self.store.close)
 
     def write_config(self, cloud_name=None, backend='memcached', **extra):
-        path = os.path.join(self.workdir, 'flavor-exporter.conf')
-        aliases = '\n'.join('alias = %s' % json.dumps(alias)
-                            for alias in self.spec.pci_aliases)
+        connection = '[openstack]\ncloud = %s\napi_timeout = 5\n' % (
+            cloud_name or self.cloud.cloud_name)
+        return self.write_config_file(
+            'flavor-exporter.conf', connection, self.spec.pci_aliases,
+            backend=backend, memcached=self.memcached.servers[:1],
+            lines=extra.get('lines', ()))
+
+    def write_config_file(self, name, connection, aliases,
+                          backend='memcached', memcached=None, lines=()):
+        """Write workdir/name; its path.
+
+        The API, worker and cache sections, then connection (the cloud's
+        sections), aliases ([pci] alias) and lines.
+        """
+        path = os.path.join(self.workdir, name)
         text = textwrap.dedent('''
             [api]
             port = %(port)d
@@ -65,16 +77,14 @@ class CommandsTestCase(base.TestCase):
             [document_cache]
             backend = %(backend)s
             memcache_servers = %(memcached)s
-            [openstack]
-            cloud = %(cloud)s
-            api_timeout = 5
-            [pci]
             ''') % {'port': self.port, 'backend': backend,
-                    'memcached': self.memcached.servers[0],
-                    'cloud': cloud_name or self.cloud.cloud_name}
+                    'memcached': ','.join(memcached or
+                                          self.memcached.servers)}
         with open(path, 'w') as conf:
-            conf.write(text + aliases + '\n')
-            for line in extra.get('lines', ()):
+            conf.write(text + connection + '[pci]\n')
+            for alias in aliases:
+                conf.write('alias = %s\n' % json.dumps(alias))
+            for line in lines:
                 conf.write(line + '\n')
         return path
 

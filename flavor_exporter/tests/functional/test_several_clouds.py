@@ -22,7 +22,6 @@ one [pci] alias list for all of them.
 import json
 import os
 import re
-import textwrap
 
 import testtools.content
 import yaml
@@ -109,31 +108,15 @@ class SeveralCloudsTestCase(test_commands.CommandsTestCase):
 
     def write_config(self, clouds=CLOUDS, lines=()):
         """A configuration file serving clouds (one: [openstack] alone)."""
-        path = os.path.join(self.workdir,
-                            'flavor-exporter-%s.conf' % '-'.join(clouds))
         if len(clouds) == 1:
             connection = '[openstack]\ncloud = %s\napi_timeout = 5\n' % (
                 clouds[0])
         else:
             connection = '[DEFAULT]\nclouds = %s\n' % ','.join(clouds) + \
                 ''.join('[cloud:%s]\napi_timeout = 5\n' % c for c in clouds)
-        text = textwrap.dedent('''
-            [api]
-            port = %(port)d
-            workers = 2
-            [worker]
-            refresh_interval = 600
-            [document_cache]
-            memcache_servers = %(memcached)s
-            ''') % {'port': self.port,
-                    'memcached': ','.join(self.memcached.servers)}
-        with open(path, 'w') as conf:
-            conf.write(text + connection + '[pci]\n')
-            for alias in self.aliases:
-                conf.write('alias = %s\n' % json.dumps(alias))
-            for line in lines:
-                conf.write(line + '\n')
-        return path
+        return self.write_config_file(
+            'flavor-exporter-%s.conf' % '-'.join(clouds), connection,
+            self.aliases, lines=lines)
 
     def fetch(self, path):
         return test_api_uwsgi.fetch(self.port, path)
