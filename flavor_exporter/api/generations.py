@@ -23,6 +23,13 @@ uses), and keeps
 answering from the last generation it saw when the cache fails or forgets
 the pointer (a memcached restart), saying the data is stale: a cache
 outage costs freshness, not availability.
+
+A process that already serves a generation moves to a newer one only
+generation_check_interval after it was published (pointer PUBLISHED_AT,
+by the wall clock): by then every process that gets a request has read
+the new pointer, so they all move at the same moment, and a client whose
+requests go to different processes never gets an older answer after a
+newer one.
 """
 
 import collections
@@ -96,6 +103,9 @@ class GenerationWatcher:
         # that readers never see half an update.
         self._state = (None, None)
         self._next_check = float('-inf')
+        # (Generation, when to serve it): newer than the one served, read
+        # but not served before its time.
+        self._pending = None
 
     def view(self, force=False):
         """The View a request answers from.
@@ -104,7 +114,10 @@ class GenerationWatcher:
         the cache fails before this process saw any generation. force
         reads the pointer now, whatever the interval.
         """
-        if force or self._clock() >= self._next_check:
+        if force or self._clock() >= self._next_check or \
+                self._state == (None, None):
+            # Nothing published when last asked: ask at once, so that
+            # the first data is served by every process as soon as by one.
             self._check(force)
         generation, trouble = self._state
         if generation is None:
@@ -149,17 +162,41 @@ class GenerationWatcher:
         if trouble:
             LOG.info('Cache readable again')
         if newest is not generation:
+            wait = self._serve_at(newest) - self._wall_clock()
+            if generation is not None and wait > 0:
+                # Look again when it is due, not a whole interval later.
+                self._next_check = min(self._next_check,
+                                       self._clock() + wait)
+                return generation, None
+            self._pending = None
             for listener in self._listeners:
                 listener(newest)
             LOG.debug('Now serving generation %s', newest.id)
         return newest, None
+
+    def _serve_at(self, generation):
+        """When (wall clock) every process serves generation (see above).
+
+        At most one interval after this process first read it: a clock
+        behind the worker's must not hold new data back for longer.
+        """
+        if self._pending is not None and self._pending[0] is generation:
+            return self._pending[1]
+        # Without PUBLISHED_AT (an older worker's pointer): at once.
+        published_at = generation.pointer.get(pub.PUBLISHED_AT, 0)
+        serve_at = min(published_at, self._wall_clock()) + \
+            self._check_interval
+        self._pending = (generation, serve_at)
+        return serve_at
 
     def _newest(self, generation):
         """The Generation the pointer names; None when there is none."""
         pointer = self._store.current()
         if pointer is None:
             return None
-        if generation is not None and \
-                pointer.get(pub.GENERATION) == generation.id:
-            return generation
+        pending = self._pending[0] if self._pending else None
+        for known in (generation, pending):
+            if known is not None and \
+                    pointer.get(pub.GENERATION) == known.id:
+                return known
         return Generation(pointer, self._store.manifest(pointer))

@@ -141,6 +141,9 @@ REFRESHED_AT = '\x00refreshed-at\x00'
 
 GENERATION = 'generation'      # unique id of the generation
 SEQUENCE = 'sequence'          # grows by one with each generation
+#: When the pointer was written (seconds since the epoch): API processes
+#: all start serving a generation [api] generation_check_interval later.
+PUBLISHED_AT = 'published_at'
 MANIFEST = 'manifest'          # the manifest's Entry, as a list
 TIMESTAMP = 'timestamp'        # ISO 8601 UTC, when the cloud was read
 LEGACY_TIMESTAMP = 'legacy_timestamp'

@@ -200,6 +200,7 @@ class DocumentStore:
             # Never backwards, even from a cache that forgot everything.
             pub.SEQUENCE: max(_sequence(base),
                               _sequence(last.pointer if last else None)) + 1,
+            pub.PUBLISHED_AT: round(now, 3),
             pub.MANIFEST: list(manifest)})
         self._swap_pointer(_sequence(base), pointer)
         self._forget(history, _Generation(pointer, entries))

@@ -54,7 +54,10 @@ opts = [
                  help='How long, in seconds, an API process keeps using '
                       'the published data generation before asking the '
                       'cache for a newer one. 0 asks on every request at '
-                      'the price of one more cache round trip.'),
+                      'the price of one more cache round trip. Every '
+                      'process serves a new generation this long after '
+                      'it was published, all at the same moment, so that '
+                      'clients never get older data after newer.'),
 ]
 
 

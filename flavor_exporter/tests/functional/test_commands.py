@@ -232,6 +232,32 @@ class TestWorkerAndApi(CommandsTestCase):
         self.assertIsNone(self.store.status())
 
 
+class TestReadsNeverGoBack(CommandsTestCase):
+
+    def test_polling_client_over_two_api_processes(self):
+        # A new connection per request, as a portal's poller behind a
+        # load balancer makes: the two processes answer in turn.
+        config = self.write_config(lines=[
+            '[worker]', 'refresh_interval = 10'])
+        self.start('flavor-exporter-worker', config)
+        self.start('flavor-exporter-api', config)
+        loopback.wait_for_port(self.port, timeout=60)
+        self.wait_for('/gpus/flavors', timeout=120)
+        # The legacy list's timestamp is the latest refresh's.
+        seen = []
+        deadline = time.monotonic() + 22
+        while time.monotonic() < deadline or len(set(seen)) < 3:
+            self.assertLess(time.monotonic(), deadline + 60,
+                            'fewer than three refreshes: %s' % sorted(
+                                set(seen)))
+            status, _, body = test_api_uwsgi.fetch(self.port,
+                                                   '/gpus/flavors')
+            self.assertEqual(200, status, body)
+            seen.append(json.loads(body)['timestamp'])
+        went_back = [(a, b) for a, b in zip(seen, seen[1:]) if b < a]
+        self.assertEqual([], went_back, '%d answers' % len(seen))
+
+
 class TestOtherCommands(CommandsTestCase):
 
     def test_report_table_and_gpu_filter(self):

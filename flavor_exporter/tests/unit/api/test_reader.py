@@ -108,6 +108,45 @@ class TestReader(test_base.BaseTestCase):
         self.clock.now = 1.0
         self.assertEqual(second, self.reader.view().generation.id)
 
+    def test_processes_move_to_a_new_generation_together(self):
+        # Two API processes (their own Readers) over one cache, the
+        # worker's clock the same as theirs.
+        self.store = store.DocumentStore(self.backend, 'test', 0,
+                                         clock=lambda: self.wall)
+        first = self.publish()
+        one, two = self.make_reader(), self.make_reader()
+        self.assertEqual(first, one.view().generation.id)
+        self.clock.now, self.wall = 0.5, T0 + 0.5
+        self.assertEqual(first, two.view().generation.id)
+        # Published at T0 + 0.6: served by both from T0 + 1.6 on.
+        self.clock.now, self.wall = 0.6, T0 + 0.6
+        second = self.publish()
+        self.clock.now, self.wall = 1.0, T0 + 1.0
+        self.assertEqual(first, one.view().generation.id)  # read, held
+        self.clock.now, self.wall = 1.59, T0 + 1.59
+        self.assertEqual(first, one.view().generation.id)
+        self.assertEqual(first, two.view().generation.id)
+        self.clock.now, self.wall = 1.6, T0 + 1.6
+        self.assertEqual(second, two.view().generation.id)
+        self.assertEqual(second, one.view().generation.id)
+
+    def test_a_process_without_data_serves_the_newest_at_once(self):
+        self.store = store.DocumentStore(self.backend, 'test', 0,
+                                         clock=lambda: self.wall)
+        generation = self.publish()
+        self.assertEqual(generation, self.reader.view().generation.id)
+
+    def test_a_late_clock_holds_new_data_back_one_interval_at_most(self):
+        self.store = store.DocumentStore(self.backend, 'test', 0,
+                                         clock=lambda: self.wall + 3600)
+        first = self.publish()
+        self.assertEqual(first, self.reader.view().generation.id)
+        second = self.publish()
+        self.clock.now, self.wall = 1.0, T0 + 1.0
+        self.assertEqual(first, self.reader.view().generation.id)
+        self.clock.now, self.wall = 2.0, T0 + 2.0
+        self.assertEqual(second, self.reader.view().generation.id)
+
     def test_steady_state_makes_no_cache_round_trip(self):
         self.publish()
         view = self.reader.view()
