@@ -118,8 +118,8 @@ def merged(labelled_texts):
     families = {}
     for text in labelled_texts:
         for name, (headers, samples) in text.items():
-            header, together = families.setdefault(name, (headers, []))
-            together.extend(samples)
+            # The first cloud's HELP and TYPE lines serve for all.
+            families.setdefault(name, (headers, []))[1].extend(samples)
     lines = []
     for headers, samples in families.values():
         lines += headers
