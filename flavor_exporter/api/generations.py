@@ -24,12 +24,13 @@ answering from the last generation it saw when the cache fails or forgets
 the pointer (a memcached restart), saying the data is stale: a cache
 outage costs freshness, not availability.
 
-A process that already serves a generation moves to a newer one only
+A process that serves a generation moves to the next one only
 generation_check_interval after it was published (pointer PUBLISHED_AT,
 by the wall clock): by then every process that gets a request has read
 the new pointer, so they all move at the same moment, and a client whose
 requests go to different processes never gets an older answer after a
-newer one.
+newer one. A process that missed several generations (it had no
+requests) is behind every other, and moves to the newest at once.
 """
 
 import collections
@@ -84,6 +85,17 @@ class View(collections.namedtuple('View', 'generation stale age trouble')):
     age: seconds since the data was collected (None if unknown); trouble:
     why the cache could not be trusted just now, or None.
     """
+
+
+def _succeeds(newest, generation):
+    """Whether newest is the generation published right after generation.
+
+    Only then may other processes still serve generation: a process that
+    missed several is behind them all, and catches up at once.
+    """
+    return generation is not None and (
+        newest.pointer.get(pub.SEQUENCE) ==
+        generation.pointer.get(pub.SEQUENCE, -1) + 1)
 
 
 class GenerationWatcher:
@@ -163,7 +175,7 @@ class GenerationWatcher:
             LOG.info('Cache readable again')
         if newest is not generation:
             wait = self._serve_at(newest) - self._wall_clock()
-            if generation is not None and wait > 0:
+            if _succeeds(newest, generation) and wait > 0:
                 # Look again when it is due, not a whole interval later.
                 self._next_check = min(self._next_check,
                                        self._clock() + wait)

@@ -130,6 +130,18 @@ class TestReader(test_base.BaseTestCase):
         self.assertEqual(second, two.view().generation.id)
         self.assertEqual(second, one.view().generation.id)
 
+    def test_a_process_behind_several_generations_catches_up_at_once(self):
+        # Idle while two refreshes published: every other process that
+        # got requests serves a newer generation than this one.
+        self.store = store.DocumentStore(self.backend, 'test', 0,
+                                         clock=lambda: self.wall)
+        self.publish()
+        self.reader.view()
+        self.publish()
+        self.clock.now, self.wall = 30.0, T0 + 30.0
+        newest = self.publish()
+        self.assertEqual(newest, self.reader.view().generation.id)
+
     def test_a_process_without_data_serves_the_newest_at_once(self):
         self.store = store.DocumentStore(self.backend, 'test', 0,
                                          clock=lambda: self.wall)
