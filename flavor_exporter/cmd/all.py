@@ -24,13 +24,12 @@ from oslo_log import log
 from oslo_service import service
 
 from flavor_exporter._i18n import _
-from flavor_exporter.api import port
-from flavor_exporter.api import server
-from flavor_exporter.common import config
+from flavor_exporter.cmd import start
 from flavor_exporter.common import one_process
 from flavor_exporter.worker import on_miss
 from flavor_exporter.worker import refresh
 from flavor_exporter.worker import service as worker_service
+from flavor_exporter.wsgi import server
 
 LOG = log.getLogger(__name__)
 
@@ -41,22 +40,11 @@ DESCRIPTION = _(
     'and trials ([document_cache] backend = memory needs no memcached).')
 
 
-def main(argv=None):
-    try:
-        config.prepare_service(sys.argv[1:] if argv is None else argv,
-                               description=DESCRIPTION)
-        options = refresh.engine_options(config.CONF)
-    except config.CONFIG_ERRORS as exc:
-        return config.refuse_to_start(PROG, exc)
-    conf = config.CONF
-    try:
-        # Before the launcher: it would restart a process that cannot
-        # bind, and the worker would refresh each time.
-        sock = port.listen(conf.api.host_ip, conf.api.port,
-                           conf.api.listen_backlog)
-    except port.PortInUse as exc:
-        sys.stderr.write('%s: %s\n' % (PROG, exc))
-        return 1
+@start.command
+def main(argv):
+    conf, options = start.configure(PROG, argv, DESCRIPTION,
+                                    refresh.engine_options)
+    sock = start.listen(PROG, conf)
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
     # One launch_service call per service would fork one process each.
     workers = worker_service.for_clouds(conf, options)

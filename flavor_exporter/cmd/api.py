@@ -36,11 +36,10 @@ from oslo_log import log
 from oslo_service import service
 
 from flavor_exporter._i18n import _
-from flavor_exporter.api import port
-from flavor_exporter.api import server
-from flavor_exporter.common import config
+from flavor_exporter.cmd import start
 from flavor_exporter.worker import on_miss
 from flavor_exporter.worker import refresh
+from flavor_exporter.wsgi import server
 
 LOG = log.getLogger(__name__)
 
@@ -74,25 +73,18 @@ def serve(conf, sock, application=None):
     return launcher.wait()
 
 
-def main(argv=None):
-    try:
-        config.prepare_service(sys.argv[1:] if argv is None else argv,
-                               description=DESCRIPTION)
-        if config.CONF.api.compute_on_miss:
-            # The API computes on a cold cache with the worker's code:
-            # refuse a [pci] alias the worker would refuse, before
-            # processes start that could only fail later.
-            refresh.engine_options(config.CONF)
-    except config.CONFIG_ERRORS as exc:
-        return config.refuse_to_start(PROG, exc)
-    conf = config.CONF
-    try:
-        sock = port.listen(conf.api.host_ip, conf.api.port,
-                           conf.api.listen_backlog)
-    except port.PortInUse as exc:
-        sys.stderr.write('%s: %s\n' % (PROG, exc))
-        return 1
-    return serve(conf, sock)
+def _check(conf):
+    if conf.api.compute_on_miss:
+        # The API computes on a cold cache with the worker's code:
+        # refuse a [pci] alias the worker would refuse, before
+        # processes start that could only fail later.
+        refresh.engine_options(conf)
+
+
+@start.command
+def main(argv):
+    conf, _checked = start.configure(PROG, argv, DESCRIPTION, _check)
+    return serve(conf, start.listen(PROG, conf))
 
 
 if __name__ == '__main__':

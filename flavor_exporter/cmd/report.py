@@ -24,11 +24,13 @@ from oslo_log import log
 
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import render
+from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
+from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures
-from flavor_exporter.common import openstack
 from flavor_exporter.common import published as pub
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import refresh
 
 LOG = log.getLogger(__name__)
@@ -120,7 +122,7 @@ def format_table(flavors):
 def chosen_cloud(conf):
     """The clouds.Cloud to read: --cloud, else [DEFAULT] default_cloud.
 
-    config.InvalidOption when --cloud names no cloud of this deployment.
+    exceptions.InvalidOption when --cloud names no cloud of this deployment.
     """
     if not conf.cloud:
         return clouds.default(conf)
@@ -129,11 +131,11 @@ def chosen_cloud(conf):
         if cloud.name == conf.cloud:
             return cloud
     if not conf.clouds:
-        raise config.InvalidOption(
+        raise exceptions.InvalidOption(
             _('--cloud %s: [DEFAULT] clouds is empty, so the only cloud '
               'is "default"; list the clouds there or leave --cloud out')
             % conf.cloud)
-    raise config.InvalidOption(
+    raise exceptions.InvalidOption(
         _('--cloud %(name)s is none of [DEFAULT] clouds (%(names)s); pick '
           'one of them') % {'name': conf.cloud,
                             'names': ', '.join(c.name for c in found)})
@@ -206,18 +208,17 @@ class Progress:
             self._draw(self.text())
 
 
-def main(argv=None):
+def _check(conf):
+    return refresh.engine_options(conf), chosen_cloud(conf)
+
+
+@start.command
+def main(argv):
     config.CONF.register_cli_opts(CLI_OPTS)
     # stdout carries the report: logs go to stderr unless a file is set.
     config.CONF.set_default('use_stderr', True)
-    try:
-        config.prepare_service(sys.argv[1:] if argv is None else argv,
-                               description=DESCRIPTION)
-        options = refresh.engine_options(config.CONF)
-        cloud = chosen_cloud(config.CONF)
-    except config.CONFIG_ERRORS as exc:
-        return config.refuse_to_start(PROG, exc)
-    conf = config.CONF
+    conf, (options, cloud) = start.configure(PROG, argv, DESCRIPTION,
+                                             _check)
     if not conf.debug:
         # The report prints the problems and the failure itself; the
         # worker's INFO and WARNING lines would repeat them on stderr,

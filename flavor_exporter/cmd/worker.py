@@ -21,6 +21,7 @@ from oslo_log import log
 from oslo_service import service
 
 from flavor_exporter._i18n import _
+from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import store
@@ -45,15 +46,11 @@ CLI_OPTS = [
 ]
 
 
-def main(argv=None):
+@start.command
+def main(argv):
     config.CONF.register_cli_opts(CLI_OPTS)
-    try:
-        config.prepare_service(sys.argv[1:] if argv is None else argv,
-                               description=DESCRIPTION)
-        options = refresh.engine_options(config.CONF)
-    except config.CONFIG_ERRORS as exc:
-        return config.refuse_to_start(PROG, exc)
-    conf = config.CONF
+    conf, options = start.configure(PROG, argv, DESCRIPTION,
+                                    refresh.engine_options)
     if conf.run_once:
         return run_once(conf, options)
     launcher = service.ServiceLauncher(conf, restart_method='mutate')

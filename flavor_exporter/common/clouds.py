@@ -23,7 +23,7 @@ import collections
 import re
 
 from flavor_exporter._i18n import _
-from flavor_exporter.common import config
+from flavor_exporter.common import exceptions
 from flavor_exporter.conf import clouds as clouds_conf
 from flavor_exporter.conf import openstack as openstack_conf
 
@@ -53,7 +53,7 @@ def register_opts(conf):
     """Register the group of every cloud of [DEFAULT] clouds.
 
     Call once the files are read (the names come from them), before the
-    groups are used. config.InvalidOption on a name that cannot be one.
+    groups are used. exceptions.InvalidOption on a name that cannot be one.
     """
     for name in _names(conf):
         if clouds_conf.GROUP_PREFIX + name not in conf:
@@ -64,14 +64,14 @@ def _names(conf):
     names = [name.strip() for name in conf.clouds]
     for name in names:
         if not _NAME.match(name):
-            raise config.InvalidOption(
+            raise exceptions.InvalidOption(
                 _('[DEFAULT] clouds: "%s" cannot name a cloud; use '
                   'letters, digits, ".", "_" and "-", starting with a '
                   'letter or digit') % name)
     duplicate = [n for n, count in collections.Counter(names).items()
                  if count > 1]
     if duplicate:
-        raise config.InvalidOption(
+        raise exceptions.InvalidOption(
             _('[DEFAULT] clouds names "%s" twice') % duplicate[0])
     return names
 
@@ -79,19 +79,19 @@ def _names(conf):
 def configured(conf):
     """The clouds of this deployment, in their configured order.
 
-    config.InvalidOption when [DEFAULT] default_cloud names none of them.
+    exceptions.InvalidOption when [DEFAULT] default_cloud names none of them.
     """
     prefix = conf.document_cache.key_prefix
     names = _names(conf)
     if not names:
         if conf.default_cloud not in (None, '', SINGLE):
-            raise config.InvalidOption(
+            raise exceptions.InvalidOption(
                 _('[DEFAULT] default_cloud = %s, but [DEFAULT] clouds is '
                   'empty; list the clouds there') % conf.default_cloud)
         return [Cloud(SINGLE, openstack_conf.GROUP, prefix)]
     default = conf.default_cloud or names[0]
     if default not in names:
-        raise config.InvalidOption(
+        raise exceptions.InvalidOption(
             _('[DEFAULT] default_cloud = %(default)s is none of [DEFAULT] '
               'clouds (%(names)s)')
             % {'default': default, 'names': ', '.join(names)})

@@ -21,6 +21,7 @@ from oslo_log import log
 from flavor_exporter._i18n import _
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config_check
+from flavor_exporter.common import exceptions
 from flavor_exporter import conf
 from flavor_exporter.conf import opts
 from flavor_exporter import version
@@ -38,15 +39,9 @@ log.register_options(CONF)
 opts.set_defaults()
 
 
-class InvalidOption(ValueError):
-    """An option value the service cannot run with.
-
-    The message names the option and says what is wrong with the value.
-    """
-
-
 # What a command may meet while reading its configuration at start.
-CONFIG_ERRORS = (cfg.Error, InvalidOption, config_check.ConfigMistake)
+CONFIG_ERRORS = (cfg.Error, exceptions.InvalidOption,
+                 config_check.ConfigMistake)
 
 # Where --help sends people for the options of the configuration files.
 EPILOG = ('Most settings are in the configuration file '

@@ -40,6 +40,7 @@ from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import render
 from flavor_exporter.common import published as pub
+from flavor_exporter.worker import source
 
 ZONES = ('az1', 'az2')
 
@@ -135,10 +136,11 @@ def publish(store, flavor_list=None, collected_at=None, host_list=None):
             for name, entry in store.manifest(pointer).items()}
 
 
-class Source:
+class Source(source.Source):
     """Collects the sample snapshot: the worker's Refresher, no cloud."""
 
     def __init__(self):
+        super().__init__(conf=None)
         self.collections = 0
         self.failing = False
 

@@ -23,13 +23,10 @@ os-hypervisors carries resource figures.
 
 import math
 
-from oslo_log import log
-
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
 from flavor_exporter.worker import nova
-
-LOG = log.getLogger(__name__)
+from flavor_exporter.worker import source
 
 HYPERVISOR_MICROVERSION = '2.87'
 # All that os-hypervisors reports: a flavor asking for any other class
@@ -37,13 +34,8 @@ HYPERVISOR_MICROVERSION = '2.87'
 OBSERVABLE = frozenset(['VCPU', 'MEMORY_MB', 'DISK_GB'])
 
 
-class HypervisorsSource:
+class HypervisorsSource(source.Source):
     name = 'hypervisors'
-
-    def __init__(self, conf, log_prefix=''):
-        """log_prefix: what the log lines start with (clouds.Cloud)."""
-        self._conf = conf
-        self._log_prefix = log_prefix
 
     def _root_provider(self, hypervisor):
         """Placement-style inventories from Nova's resource tracker view."""
@@ -125,8 +117,7 @@ class HypervisorsSource:
             hosts, aggregates, {host.name for host in hosts},
             self._conf.capacity.default_availability_zone, problems)
 
-        for line in problems:
-            LOG.warning('%s%s', self._log_prefix, line)
+        self._warn(problems)
         return model.Snapshot(source=self.name, flavors=flavors,
                               hosts=sorted(hosts, key=lambda h: h.node),
                               problems=problems,

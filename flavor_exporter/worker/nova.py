@@ -24,7 +24,7 @@ from oslo_log import log
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
-from flavor_exporter.common import openstack
+from flavor_exporter.worker import openstack
 
 LOG = log.getLogger(__name__)
 

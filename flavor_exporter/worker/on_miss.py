@@ -50,7 +50,7 @@ class RefreshOnMiss:
 
     def __init__(self, conf, store, cloud=None, sleep=time.sleep,
                  clock=time.monotonic):
-        """Raises config.InvalidOption for a [pci] alias Nova refuses.
+        """Raises exceptions.InvalidOption for a [pci] alias Nova refuses.
 
         cloud: a clouds.Cloud, by default the single (or default) one.
         """

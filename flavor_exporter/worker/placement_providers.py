@@ -45,7 +45,7 @@ from oslo_log import log
 from oslo_utils import uuidutils
 
 from flavor_exporter.capacity import model
-from flavor_exporter.common import openstack
+from flavor_exporter.worker import openstack
 
 LOG = log.getLogger(__name__)
 

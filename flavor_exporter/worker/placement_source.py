@@ -33,6 +33,7 @@ from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.worker import nova
 from flavor_exporter.worker import placement_providers
+from flavor_exporter.worker import source
 
 LOG = log.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def placement_available(client):
     return client.has_service('placement')
 
 
-class PlacementSource:
+class PlacementSource(source.Source):
     """Collects snapshots from Placement and Nova, reusing what is unchanged.
 
     One instance lives as long as the worker so that its provider cache
@@ -66,13 +67,9 @@ class PlacementSource:
     name = 'placement'
 
     def __init__(self, conf, log_prefix=''):
-        """log_prefix: what the log lines start with (clouds.Cloud)."""
-        self._conf = conf
-        self._log_prefix = log_prefix
+        super().__init__(conf, log_prefix)
         self._last_reading = None
         self._lock = threading.Lock()
-        # Figures of the last successful collect, for logs and metrics.
-        self.last_stats = {}
 
     def collect(self, client):
         """A model.Snapshot of the cloud; CloudError if any call fails."""
@@ -157,8 +154,7 @@ class PlacementSource:
         self._last_reading = dataclasses.replace(reading, providers={},
                                                  unusable={})
         self.last_stats = stats
-        for line in problems:
-            LOG.warning('%s%s', self._log_prefix, line)
+        self._warn(problems)
         LOG.info('%(prefix)sPlacement refresh: %(api_calls)d API calls; '
                  '%(providers)d resource providers, %(providers_fetched)d '
                  'read, %(providers_reused)d unchanged since the previous '

@@ -29,12 +29,12 @@ from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import render
 from flavor_exporter.common import cache
 from flavor_exporter.common import clouds
-from flavor_exporter.common import config
+from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures
-from flavor_exporter.common import openstack
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
 from flavor_exporter.worker import hypervisors_source
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 
 LOG = log.getLogger(__name__)
@@ -49,7 +49,7 @@ def _now():
 
 
 def engine_options(conf):
-    """Engine options from CONF; config.InvalidOption on a bad [pci] alias.
+    """Engine options from CONF; exceptions.InvalidOption on a bad [pci] alias.
 
     The one place [pci] alias is parsed. Commands call it before they
     start, so that a bad alias stops them at once, and hand the result to
@@ -59,7 +59,7 @@ def engine_options(conf):
         aliases = pci_alias.parse_aliases(conf.pci.alias)
     except ValueError as exc:
         # The message already names [pci] alias and what is wrong.
-        raise config.InvalidOption(str(exc)) from None
+        raise exceptions.InvalidOption(str(exc)) from None
     return engine.Options(
         aliases=aliases,
         skip_patterns=tuple(conf.capacity.skip_flavor_patterns),
@@ -177,7 +177,7 @@ class Refresher:
             return False
         self._last_documents = (documents, pointer, report.collected_at)
         self._last_published = published
-        self._status['collect'] = getattr(self._source, 'last_stats', None)
+        self._status['collect'] = self._source.last_stats or None
         # What the refresh skipped or could not read, for /v2/status: the
         # published numbers are only as good as these lines allow.
         self._status['problems'] = report.problems[:PROBLEMS_PUBLISHED]

@@ -17,16 +17,16 @@
           --module flavor_exporter.wsgi.api:application
 
 Configuration files are named by OS_FLAVOR_EXPORTER_CONFIG_DIR and
-OS_FLAVOR_EXPORTER_CONFIG_FILES (see flavor_exporter.api.wsgi_env), never
+OS_FLAVOR_EXPORTER_CONFIG_FILES (see flavor_exporter.wsgi.environment), never
 by the command line, which belongs to the server. Load the application in
 each worker process (uWSGI --lazy-apps, gunicorn's default): it opens
 cache connections, which must not be shared across a fork.
 """
 
 from flavor_exporter.api import app
-from flavor_exporter.api import wsgi_env
 from flavor_exporter.common import config
 from flavor_exporter.worker import on_miss
+from flavor_exporter.wsgi import environment as wsgi_env
 
 
 def init_application():

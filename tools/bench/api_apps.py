@@ -80,9 +80,9 @@ def make(name, environ=os.environ, conf=None):
 
 
 def main(argv=None):
-    from flavor_exporter.api import port
     from flavor_exporter.cmd import api as cmd_api
     from flavor_exporter.common import config
+    from flavor_exporter.wsgi import port
     config.prepare_service(sys.argv[1:] if argv is None else argv)
     conf = config.CONF
     sock = port.listen(conf.api.host_ip, conf.api.port,

@@ -34,7 +34,7 @@ import time
 import urllib.request
 
 from flavor_exporter.common import config
-from flavor_exporter.common import openstack
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 from tools.bench import synthetic_cloud
 

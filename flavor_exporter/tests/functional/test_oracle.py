@@ -22,10 +22,10 @@ its own, since the oracle boots and deletes servers.
 
 import json
 
-from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.worker import hypervisors_source
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 from flavor_exporter.worker import refresh
 from testcloud import oracle

@@ -19,9 +19,9 @@ those of the real CloudClient.
 """
 
 from flavor_exporter.capacity import model
-from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_providers
 from flavor_exporter.worker import placement_source
 

@@ -22,10 +22,10 @@ must say which host was left out and why, or keep the last good data.
 import webtest
 
 from flavor_exporter.api import app
-from flavor_exporter.common import openstack
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 from flavor_exporter.worker import refresh
 from testcloud import faultproxy

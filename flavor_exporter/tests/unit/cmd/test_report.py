@@ -142,7 +142,7 @@ class TestChosenCloud(test_start.StartTestCase):
         self.stdout = self.useFixture(fixtures.StringStream('stdout')).stream
         self.useFixture(fixtures.MonkeyPatch('sys.stdout', self.stdout))
         self.connect = self.useFixture(fixtures.MockPatch(
-            'flavor_exporter.common.openstack.CloudClient.from_conf',
+            'flavor_exporter.worker.openstack.CloudClient.from_conf',
             return_value=FakeClient())).mock
         self.source = sample.Source()
         self.useFixture(fixtures.MockPatch(

@@ -26,6 +26,7 @@ from keystoneauth1 import loading as ks_loading
 from flavor_exporter.cmd import all as cmd_all
 from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.cmd import report as cmd_report
+from flavor_exporter.cmd import start
 from flavor_exporter.cmd import worker as cmd_worker
 from flavor_exporter.common import config
 from flavor_exporter.tests import base
@@ -107,7 +108,7 @@ class TestBadAlias(StartTestCase):
 
     def test_api_that_never_computes_ignores_aliases(self):
         with mock.patch.object(cmd_api, 'serve') as serve, \
-                mock.patch.object(cmd_api.port, 'listen') as listen:
+                mock.patch.object(start.port, 'listen') as listen:
             cmd_api.main(['--config-file', self.bad_alias_file()])
         serve.assert_called_once_with(mock.ANY, listen.return_value)
 
@@ -196,7 +197,7 @@ class TestUnknownCloud(StartTestCase):
     def setUp(self):
         super().setUp()
         self.connect = self.useFixture(fixtures.MockPatch(
-            'flavor_exporter.common.openstack.CloudClient.from_conf')).mock
+            'flavor_exporter.worker.openstack.CloudClient.from_conf')).mock
 
     def test_none_of_the_clouds(self):
         path = self.config_file('[DEFAULT]\nclouds = east,west\n')

@@ -15,11 +15,11 @@
 from unittest import mock
 
 from flavor_exporter.common import clouds
-from flavor_exporter.common import config
-from flavor_exporter.common import openstack
+from flavor_exporter.common import exceptions
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.worker import leadership
+from flavor_exporter.worker import openstack
 
 
 class TestConfigured(base.TestCase):
@@ -44,27 +44,27 @@ class TestConfigured(base.TestCase):
         self.assertEqual('west', clouds.default(self.conf).name)
 
     def test_default_cloud_of_no_listed_cloud(self):
-        error = self.assertRaises(config.InvalidOption, self.use_clouds,
+        error = self.assertRaises(exceptions.InvalidOption, self.use_clouds,
                                   'east', 'west', default='north')
         self.assertEqual('[DEFAULT] default_cloud = north is none of '
                          '[DEFAULT] clouds (east, west)', str(error))
 
     def test_default_cloud_without_clouds(self):
         self.flags(default_cloud='east')
-        self.assertRaisesRegex(config.InvalidOption,
+        self.assertRaisesRegex(exceptions.InvalidOption,
                                r'\[DEFAULT\] clouds is empty',
                                clouds.configured, self.conf)
 
     def test_names_that_cannot_be_cloud_names(self):
         for bad in ('east/1', '..', '-x', 'a b', 'x' * 64, 'région'):
             self.flags(clouds=[bad])
-            error = self.assertRaises(config.InvalidOption,
+            error = self.assertRaises(exceptions.InvalidOption,
                                       clouds.register_opts, self.conf)
             self.assertIn('"%s" cannot name a cloud' % bad, str(error))
 
     def test_a_name_twice(self):
         self.flags(clouds=['east', 'west', 'east'])
-        self.assertRaisesRegex(config.InvalidOption, 'names "east" twice',
+        self.assertRaisesRegex(exceptions.InvalidOption, 'names "east" twice',
                                clouds.configured, self.conf)
 
     def test_cloud_group_has_the_openstack_options(self):

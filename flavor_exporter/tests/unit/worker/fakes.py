@@ -15,7 +15,7 @@
 
 import copy
 
-from flavor_exporter.common import openstack
+from flavor_exporter.worker import openstack
 
 
 class FakeClient:

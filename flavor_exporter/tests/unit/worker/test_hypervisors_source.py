@@ -24,11 +24,12 @@ import copy
 from unittest import mock
 
 from flavor_exporter.capacity import engine
-from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.worker import fakes
 from flavor_exporter.worker import hypervisors_source
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import refresh
+from flavor_exporter.worker import source as source_mod
 
 MEDIUM = 'a54ed137-04fe-463f-a2b0-666079d1b2ba'
 LARGE = '4e6428f5-a0ec-4450-8f38-112236f056da'
@@ -191,7 +192,7 @@ class TestPredecessorExample(base.TestCase):
             {'name': 'Ghosts', 'hosts': ['host9'], 'metadata': {}})
         source = hypervisors_source.HypervisorsSource(self.conf,
                                                       'Cloud west: ')
-        with mock.patch.object(hypervisors_source.LOG, 'warning') as warn:
+        with mock.patch.object(source_mod.LOG, 'warning') as warn:
             source.collect(fakes.FakeClient(bodies))
         lines = [call.args[0] % call.args[1:] for call in warn.call_args_list]
         self.assertTrue(lines)

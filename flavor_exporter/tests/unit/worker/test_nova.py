@@ -13,10 +13,10 @@
 #    under the License.
 """Who holds which GPUs, from the servers' embedded flavors (nova)."""
 
-from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.worker import fakes
 from flavor_exporter.worker import nova
+from flavor_exporter.worker import openstack
 
 
 def server(server_id, host, specs=None, name='g1'):

@@ -15,7 +15,7 @@
 from unittest import mock
 
 from flavor_exporter.common import cache
-from flavor_exporter.common import config
+from flavor_exporter.common import exceptions
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
 from flavor_exporter.worker import on_miss
@@ -26,7 +26,7 @@ class TestRefreshOnMiss(base.TestCase):
 
     def test_bad_alias_refused_at_start(self):
         self.flags(group='pci', alias=['{"name": "T4"}'])
-        self.assertRaises(config.InvalidOption, on_miss.RefreshOnMiss,
+        self.assertRaises(exceptions.InvalidOption, on_miss.RefreshOnMiss,
                           self.conf, None)
 
     def test_built_once_on_first_use(self):

@@ -26,9 +26,9 @@ import os
 import uuid as uuid_mod
 
 from flavor_exporter.capacity import model
-from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.worker import fakes
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_providers
 from flavor_exporter.worker import placement_source
 

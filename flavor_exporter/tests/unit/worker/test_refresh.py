@@ -21,12 +21,13 @@ import fixtures
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.common import cache
-from flavor_exporter.common import config
-from flavor_exporter.common import openstack
+from flavor_exporter.common import exceptions
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
 from flavor_exporter.tests import base
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import refresh
+from flavor_exporter.worker import source
 
 
 def snapshot(readable=1, unreadable=0):
@@ -51,10 +52,11 @@ def snapshot_time():
     return datetime.datetime(2027, 1, 15, 8, tzinfo=datetime.timezone.utc)
 
 
-class FakeSource:
+class FakeSource(source.Source):
     """Collects canned snapshots, or raises what it is told to."""
 
     def __init__(self):
+        super().__init__(conf=None)
         self.error = None
         self.calls = 0
         self.problems = []
@@ -280,7 +282,7 @@ class TestEngineOptions(base.TestCase):
 
     def test_bad_alias_names_the_option(self):
         self.flags(group='pci', alias=['{"name": '])
-        exc = self.assertRaises(config.InvalidOption,
+        exc = self.assertRaises(exceptions.InvalidOption,
                                 refresh.engine_options, self.conf)
         self.assertTrue(str(exc).startswith('[pci] alias {"name": : not '
                                             'valid JSON'), str(exc))
@@ -288,7 +290,7 @@ class TestEngineOptions(base.TestCase):
 
     def test_refresher_without_options_refuses_a_bad_alias(self):
         self.flags(group='pci', alias=['{"name": "x"}'])
-        exc = self.assertRaises(config.InvalidOption, refresh.Refresher,
+        exc = self.assertRaises(exceptions.InvalidOption, refresh.Refresher,
                                 self.conf)
         self.assertEqual("[pci] alias 'x' needs vendor_id and product_id, "
                          "or resource_class", str(exc))

@@ -15,8 +15,8 @@
 
 import socket
 
-from flavor_exporter.api import port
 from flavor_exporter.tests import base
+from flavor_exporter.wsgi import port
 
 
 class TestEnsureFree(base.BaseTestCase):

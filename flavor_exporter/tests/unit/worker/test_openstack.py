@@ -17,8 +17,8 @@ from unittest import mock
 import fixtures
 import requests
 
-from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
+from flavor_exporter.worker import openstack
 
 ENVIRONMENT = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy',
                'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY',

@@ -22,9 +22,10 @@ from unittest import mock
 
 import fixtures
 
-from flavor_exporter.api import wsgi_env
 from flavor_exporter.cmd import api as cmd_api
+from flavor_exporter.cmd import start
 from flavor_exporter.tests.unit.api import base
+from flavor_exporter.wsgi import environment as wsgi_env
 
 
 class TestConfigFiles(base.ApiTestCase):
@@ -141,8 +142,8 @@ class TestCommand(base.ApiTestCase):
         self.flags(group='api', host_ip='127.0.0.1',
                    port=taken.getsockname()[1])
         with mock.patch.object(cmd_api, 'serve') as serve, \
-                mock.patch.object(cmd_api.config, 'prepare_service'), \
-                mock.patch.object(cmd_api.config, 'CONF', self.conf):
+                mock.patch.object(start.config, 'prepare_service'), \
+                mock.patch.object(start.config, 'CONF', self.conf):
             self.assertEqual(1, cmd_api.main([]))
         serve.assert_not_called()
         stderr.seek(0)

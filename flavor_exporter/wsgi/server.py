@@ -16,10 +16,10 @@
 flavor-exporter-all runs one ApiService beside the worker, so that they
 can share [document_cache] backend = memory; flavor-exporter-api runs
 [api] workers processes of it on one inherited listening socket (see
-flavor_exporter.api.port). waitress reads each request whole, without
+flavor_exporter.wsgi.port). waitress reads each request whole, without
 blocking, before a thread gets it, so clients that send slowly hold no
 thread; it answers every request, malformed ones included (in JSON, see
-flavor_exporter.api.protocol_errors). Measured here with 16 threads
+flavor_exporter.wsgi.protocol_errors). Measured here with 16 threads
 serving a cached 60 KB document, one process kept ~3,600-3,900 req/s
 from 1 to 64 concurrent clients with a p99 under 50 ms, where cheroot
 fell to ~1,800-2,800 req/s with p99 up to 130 ms (see tools/bench/api.py).
@@ -38,7 +38,7 @@ from waitress import wasyncore
 
 from flavor_exporter.api import app
 from flavor_exporter.api import auth
-from flavor_exporter.api import protocol_errors
+from flavor_exporter.wsgi import protocol_errors
 
 LOG = log.getLogger(__name__)
 
@@ -137,7 +137,7 @@ class ApiService(service.Service):
                  application=None):
         """store and on_miss as flavor_exporter.api.app.setup_app takes.
 
-        sockets: listening sockets (flavor_exporter.api.port.listen) to
+        sockets: listening sockets (flavor_exporter.wsgi.port.listen) to
         serve on instead of binding [api] host_ip and port; application:
         a function returning the WSGI application to serve instead of the
         API (the benchmarks serve others the same way).

@@ -1,0 +1,48 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""What a capacity source is: the cloud read into a model.Snapshot.
+
+Two sources exist (placement_source, hypervisors_source); refresh.py
+picks one by [capacity] source and needs nothing else of them.
+"""
+
+from oslo_log import log
+
+LOG = log.getLogger(__name__)
+
+
+class Source:
+    """Reads one cloud; one instance lives as long as its worker.
+
+    name: what the documents and the logs call the source; last_stats:
+    figures of the last successful collect for /v2/status (what it read,
+    what it reused), empty when the source keeps none.
+    """
+
+    name = None
+
+    def __init__(self, conf, log_prefix=''):
+        """log_prefix: what the log lines start with (clouds.Cloud)."""
+        self._conf = conf
+        self._log_prefix = log_prefix
+        self.last_stats = {}
+
+    def collect(self, client):
+        """A model.Snapshot of the cloud; CloudError if a call fails."""
+        raise NotImplementedError
+
+    def _warn(self, problems):
+        """Log what the snapshot skipped or could not read, a line each."""
+        for line in problems:
+            LOG.warning('%s%s', self._log_prefix, line)
