@@ -85,7 +85,7 @@ def _allow_files(count):
         new = count if hard == resource.RLIM_INFINITY else min(count, hard)
         resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
         soft = new
-    return count if soft == resource.RLIM_INFINITY else soft
+    return count if soft == resource.RLIM_INFINITY else min(count, soft)
 
 
 class ThreadedServer:
