@@ -109,8 +109,8 @@ class Connection:
                 version = (self.request.version if self.request
                            else 'HTTP/1.0')
                 self.close_after = True
-                self.out = memoryview(protocol_errors.answer(
-                    exc.code, exc.message, version))
+                self.out = [memoryview(protocol_errors.answer(
+                    exc.code, exc.message, version))]
             else:
                 if complete is None:
                     return WANT_READ
@@ -213,20 +213,21 @@ class Connection:
             LOG.exception('The API failed to answer %s %.200s',
                           request.method, request.target)
             self.close_after = True
-            self.out = memoryview(protocol_errors.answer(
+            self.out = [memoryview(protocol_errors.answer(
                 500, 'The server failed to answer this request.',
-                request.version))
+                request.version))]
             return
         self.close_after = not request.keep_alive
-        self.out = memoryview(http.response(
-            request.version, started[0], started[1], b''.join(chunks),
-            request.keep_alive, head_only=request.method == 'HEAD'))
+        body = chunks[0] if len(chunks) == 1 else b''.join(chunks)
+        self.out = [memoryview(data) for data in http.response(
+            request.version, started[0], started[1], body,
+            request.keep_alive, head_only=request.method == 'HEAD') if data]
 
     def _flush(self):
         """Send what the client takes; True when all of it was sent."""
         out = self.out
         try:
-            sent = self.sock.send(out)
+            sent = self.sock.sendmsg(out)
         except (BlockingIOError, InterruptedError):
             sent = 0
         except OSError:
@@ -234,11 +235,14 @@ class Connection:
             self.out = None
             self.close_after = True
             return True
-        if sent < len(out):
-            if sent or self.state != WRITING:
+        progressed = sent > 0
+        while out and sent >= len(out[0]):
+            sent -= len(out.pop(0))
+        if out:
+            if progressed or self.state != WRITING:
                 self.state = WRITING
                 self.since = time.monotonic()
-            self.out = out[sent:]
+            out[0] = out[0][sent:]
             return False
         self.out = None
         self.state = IDLE if not self.inbuf else READING

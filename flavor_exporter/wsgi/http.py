@@ -274,9 +274,10 @@ http_date = _Date()
 
 def response(version, status, headers, body, keep_alive, head_only=False,
              server='flavor-exporter'):
-    """The bytes of an answer: status line, headers and body.
+    """An answer's head and body, as bytes to send one after the other.
 
-    The application's framing headers are replaced by the server's:
+    Apart, so that a large body is sent without being copied after its
+    head. The application's framing headers are replaced by the server's:
     Content-Length is the body's (the application's is kept for HEAD,
     whose body is not sent).
     """
@@ -310,4 +311,4 @@ def response(version, status, headers, body, keep_alive, head_only=False,
         lines.append('Connection: keep-alive')
     lines.append('\r\n')
     head = '\r\n'.join(lines).encode('latin-1')
-    return head if head_only else head + body
+    return head, b'' if head_only else body

@@ -33,7 +33,7 @@ def answer(code, message, version='HTTP/1.0', head_only=False):
                       separators=(',', ':')).encode()
     if version not in ('HTTP/1.0', 'HTTP/1.1'):
         version = 'HTTP/1.0'
-    return wsgi_http.response(
+    return b''.join(wsgi_http.response(
         version, '%d %s' % (code, reason),
         [('Content-Type', 'application/json')], body, keep_alive=False,
-        head_only=head_only)
+        head_only=head_only))

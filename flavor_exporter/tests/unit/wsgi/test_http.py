@@ -152,6 +152,8 @@ class TestEnviron(base.BaseTestCase):
 class TestResponse(base.BaseTestCase):
 
     def split(self, data):
+        if isinstance(data, tuple):
+            data = b''.join(data)
         head, _, body = data.partition(b'\r\n\r\n')
         lines = head.decode().split('\r\n')
         return lines[0], dict(line.split(': ', 1) for line in lines[1:]), body
