@@ -25,6 +25,8 @@ import socket
 
 from oslo_log import log
 
+from flavor_exporter.api.middleware import auth_errors
+
 LOG = log.getLogger(__name__)
 
 # Exact paths, and path prefixes.
@@ -56,8 +58,8 @@ def wrap(app, conf):
     # Imported here: it costs a quarter of a second per API process, for
     # nothing under noauth.
     from keystonemiddleware import auth_token
-    return PublicRoutes(
-        app, auth_token.AuthProtocol(app, {'oslo_config_config': conf}))
+    return PublicRoutes(app, auth_errors.AuthErrors(
+        auth_token.AuthProtocol(app, {'oslo_config_config': conf})))
 
 
 def is_loopback(host):
