@@ -43,8 +43,8 @@ opts = [
                       'incomplete then is answered 408 and its '
                       'connection closed, so that clients that send '
                       'slowly, or connect and send nothing, do not stay '
-                      'open for ever. Also how long a client may take '
-                      'no part of an answer.'),
+                      'open for ever. Also the longest a client may go '
+                      'without reading any of an answer.'),
     cfg.FloatOpt('keepalive_timeout', default=75.0, min=0.1,
                  help='Seconds a kept-alive connection may wait idle for '
                       'its next request before it is closed. Keep it '
