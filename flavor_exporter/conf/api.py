@@ -52,11 +52,11 @@ opts = [
                       'reuses connections to the API.'),
     cfg.IntOpt('max_connections', default=10000, min=16,
                help='Client connections each API process keeps open. A '
-                     'new connection beyond it closes the connection '
-                     'idle the longest, or else the one whose request '
-                     'has been arriving the longest (answered 503). The '
-                     'process raises its open-file limit to fit, up to '
-                     'the hard limit (logged when that is lower).'),
+                    'new connection beyond it closes the connection '
+                    'idle the longest, or else the one whose request '
+                    'has been arriving the longest (answered 503). The '
+                    'process raises its open-file limit to fit, up to '
+                    'the hard limit (logged when that is lower).'),
     cfg.BoolOpt('compute_on_miss', default=False,
                 help='When the cache holds no data yet, compute it in the '
                      'API process instead of answering 503: one '

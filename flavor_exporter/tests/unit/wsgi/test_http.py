@@ -107,7 +107,8 @@ class TestParseHead(base.BaseTestCase):
 class TestChunkedBody(base.BaseTestCase):
 
     def test_whole_and_partial(self):
-        data = b'xx4;ext=1\r\nWiki\r\n5\r\npedia\r\n0\r\nTrailer: t\r\n\r\nNEXT'
+        data = (b'xx4;ext=1\r\nWiki\r\n5\r\npedia\r\n0\r\n'
+                b'Trailer: t\r\n\r\nNEXT')
         self.assertEqual((b'Wikipedia', len(data) - 4),
                          http.chunked_body(data, 2))
         for cut in range(2, len(data) - 4):
