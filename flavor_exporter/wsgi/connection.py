@@ -57,7 +57,7 @@ class Connection:
 
     __slots__ = ('sock', 'fd', 'remote', 'server_address', 'inbuf', 'out',
                  'state', 'since', 'owned', 'closed', 'lock', 'request',
-                 'body_start', 'close_after', 'continued')
+                 'body_start', 'close_after', 'continued', 'scanned')
 
     def __init__(self, sock, remote, server_address):
         self.sock = sock
@@ -77,6 +77,9 @@ class Connection:
         self.body_start = 0
         self.close_after = False
         self.continued = False
+        # How much of inbuf is known to hold no end of a head: a head
+        # that arrives a byte at a time is not searched again from 0.
+        self.scanned = 0
 
     def serve(self, application):
         """Act on what the socket is ready for; what to wait for next."""
@@ -127,10 +130,14 @@ class Connection:
         Best effort: a client that does not read does not get it.
         """
         if code is not None and self.state == READING and self.inbuf:
-            try:
-                self.sock.send(protocol_errors.answer(code, message))
-            except OSError:
-                pass
+            self.refuse(code, message)
+
+    def refuse(self, code, message):
+        """Send a JSON error answer now, if the socket takes it."""
+        try:
+            self.sock.send(protocol_errors.answer(code, message))
+        except OSError:
+            pass
 
     def close(self):
         self.closed = True
@@ -144,13 +151,17 @@ class Connection:
         buf = self.inbuf
         if self.request is None:
             # RFC 9112 2.2: empty lines before a request line are ignored.
-            while buf.startswith(b'\r\n'):
-                del buf[:2]
-            end = buf.find(b'\r\n\r\n', 0, http.MAX_HEAD_BYTES + 4)
+            if not self.scanned:
+                while buf.startswith(b'\r\n'):
+                    del buf[:2]
+            end = buf.find(b'\r\n\r\n', max(0, self.scanned - 3),
+                           http.MAX_HEAD_BYTES + 4)
             if end < 0:
                 if len(buf) > http.MAX_HEAD_BYTES:
                     raise http.head_too_large(buf)
+                self.scanned = len(buf)
                 return None
+            self.scanned = 0
             self.request = http.parse_head(bytes(buf[:end]))
             self.body_start = end + 4
             self.continued = False

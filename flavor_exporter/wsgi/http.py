@@ -36,6 +36,9 @@ from urllib import parse
 MAX_HEAD_BYTES = 65536
 # The API reads no request body; this only bounds what is read to skip one.
 MAX_BODY_BYTES = 65536
+# A chunked body is parsed again from its start as it arrives: few chunks
+# keep that cheap.
+MAX_CHUNKS = 1024
 
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 _BAD_VALUE = re.compile(rb'[\x00-\x08\x0a-\x1f\x7f]')
@@ -170,6 +173,9 @@ def chunked_body(buffer, start):
     """
     position, parts, total = start, [], 0
     while True:
+        if len(parts) > MAX_CHUNKS:
+            raise BadRequest(413, 'The request body has more than %d '
+                                  'chunks.' % MAX_CHUNKS)
         eol = buffer.find(b'\r\n', position)
         if eol < 0:
             if len(buffer) - position > 1024:

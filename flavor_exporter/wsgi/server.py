@@ -190,11 +190,15 @@ class ThreadedServer:
             want = conn_mod.CLOSED
         with conn.lock:
             conn.owned = False
-            if want == conn_mod.CLOSED:
-                self._close(conn)
-            else:
-                self._epoll.modify(
-                    conn.fd, _WRITE if want == conn_mod.WANT_WRITE else _READ)
+            if want != conn_mod.CLOSED:
+                try:
+                    self._epoll.modify(conn.fd, _WRITE if want ==
+                                       conn_mod.WANT_WRITE else _READ)
+                    return
+                except (OSError, ValueError):
+                    # stop() closed the epoll while this thread served.
+                    pass
+            self._close(conn)
 
     def _accept(self, sock, address):
         try:
@@ -216,8 +220,8 @@ class ThreadedServer:
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         conn = conn_mod.Connection(client, remote, address)
         if len(self._conns) >= self._max_connections and not self._shed():
-            conn.sock.send(conn_mod.protocol_errors.answer(
-                503, 'The server has too many connections open; retry.'))
+            conn.refuse(503, 'The server has too many connections open; '
+                             'retry.')
             conn.close()
             return
         self._conns[conn.fd] = conn

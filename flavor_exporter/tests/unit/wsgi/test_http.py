@@ -124,6 +124,9 @@ class TestChunkedBody(base.BaseTestCase):
         error = self.assertRaises(http.BadRequest, http.chunked_body,
                                   b'%x\r\n' % (http.MAX_BODY_BYTES + 1), 0)
         self.assertEqual(413, error.code)
+        error = self.assertRaises(http.BadRequest, http.chunked_body,
+                                  b'1\r\na\r\n' * (http.MAX_CHUNKS + 2), 0)
+        self.assertEqual(413, error.code)
 
 
 class TestEnviron(base.BaseTestCase):

@@ -195,6 +195,17 @@ class TestThreadedServer(base.ApiTestCase):
         sock.sendall(b'xyz')
         self.assertTrue(read_answer(sock).endswith(b'POST /y xyz'))
 
+    def test_a_head_that_arrives_in_pieces(self):
+        srv = self.serve(echo_app)
+        sock = self.connect(srv)
+        # The blank line that ends the head is split too.
+        for piece in (b'\r\nGET /pie', b'ces HTTP/1.1\r\nHost: x\r\n\r',
+                      b'\nGET /next HTTP/1.1\r', b'\n\r\n'):
+            sock.sendall(piece)
+            time.sleep(0.05)
+        self.assertTrue(read_answer(sock).endswith(b'GET /pieces'))
+        self.assertTrue(read_answer(sock).endswith(b'GET /next'))
+
     def test_an_application_error_is_a_json_500(self):
         def failing(environ, start_response):
             raise ValueError('boom')
