@@ -18,6 +18,12 @@ With several workers only the leader refreshes (see leadership.py); the
 others check each [coordination] check_interval whether they lead now.
 Each cloud of [DEFAULT] clouds has its own service, timer thread and
 leadership: a cloud that fails or hangs delays no other.
+
+An API process that finds no data ([api] compute_on_miss) asks for a
+refresh through the cache; the leader answers at its next check, at most
+once per [api] retry_after, by publishing its last good data again or by
+refreshing. So a cold cache costs one computation, whoever asks, and no
+API process needs the cloud's credentials.
 """
 
 import time
@@ -25,12 +31,12 @@ import time
 from oslo_log import log
 from oslo_service import service
 
-from flavor_exporter.common import cache
 from flavor_exporter.common import clouds
 from flavor_exporter.common import failures
 from flavor_exporter.common import one_process
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.worker import leadership
 from flavor_exporter.worker import refresh
 
@@ -66,17 +72,19 @@ class WorkerService(service.Service):
         self._wall_clock = wall_clock
         self.refresher = None
         self.leadership = None
-        self._store = None
+        self._publisher = None
         self._leads = False
         self._next_refresh = 0
         self._next_check = 0
+        self._next_request = 0
 
     def start(self):
         super().start()
         # Clients are made here, after the launcher forked this process:
         # sockets must not be shared with the parent.
-        self._store = store.DocumentStore.from_conf(self._conf, self.cloud)
-        self.refresher = refresh.Refresher(self._conf, self._store,
+        self._publisher = publisher.Publisher.from_conf(
+            self._conf, self.cloud)
+        self.refresher = refresh.Refresher(self._conf, self._publisher,
                                            options=self._options,
                                            cloud=self.cloud)
         self.leadership = leadership.Leadership.from_conf(self._conf,
@@ -120,15 +128,37 @@ class WorkerService(service.Service):
         if now >= self._next_refresh:
             self._next_refresh = now + self._conf.worker.refresh_interval
             self.refresher.refresh()
+        elif now >= self._next_request and self._refresh_requested():
+            self._next_request = now + self._conf.api.retry_after
+            self._answer_request(now)
         elif now >= self._next_check:
             self._next_check = now + CACHE_CHECK_INTERVAL
             self.refresher.ensure_published()
         return max(0, min(interval, self._next_refresh - self._clock()))
 
+    def _refresh_requested(self):
+        try:
+            return self._publisher.refresh_requested()
+        except cache.CacheError as exc:
+            # The refresh says so when the cache fails; not every tick.
+            LOG.debug('Refresh requests unreadable: %s', exc)
+            return False
+
+    def _answer_request(self, now):
+        """An API process found no data: publish it now."""
+        self._publisher.clear_refresh_request()
+        if self._publisher.reader.current() is not None:
+            return  # published since it asked
+        LOG.info('%sAn API process found no data; publishing now',
+                 self.cloud.log_prefix)
+        if not self.refresher.ensure_published():
+            self._next_refresh = now + self._conf.worker.refresh_interval
+            self.refresher.refresh()
+
     def _published_for_another(self):
         """Seconds until the published data is refresh_interval old."""
         try:
-            pointer = self._store.current()
+            pointer = self._publisher.reader.current()
         except cache.CacheError:
             return 0
         collected = pub.epoch(pointer and pointer.get(pub.TIMESTAMP))

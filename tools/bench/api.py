@@ -57,8 +57,8 @@ import webob
 
 from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.common import config
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store as store_mod
+from flavor_exporter.publication import contract as pub
 from testcloud import loopback
 from tools.bench import api_apps
 from tools.bench import engine as bench_engine

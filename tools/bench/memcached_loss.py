@@ -30,8 +30,8 @@ import os
 import signal
 import time
 
-from flavor_exporter.common import cache
 from flavor_exporter.common import store
+from flavor_exporter.publication import cache
 from testcloud import loopback
 
 T0 = datetime.datetime(2027, 1, 15, tzinfo=datetime.timezone.utc)

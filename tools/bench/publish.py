@@ -36,9 +36,9 @@ import random
 import time
 
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import render
-from flavor_exporter.common import cache
 from flavor_exporter.common import store as store_mod
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import render
 from testcloud import loopback
 from tools.bench import engine as bench_engine
 

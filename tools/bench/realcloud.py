@@ -40,8 +40,8 @@ import time
 import yaml
 
 from flavor_exporter.common import config
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store as store_mod
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.worker import refresh
 from testcloud import launcher
 from testcloud import loopback

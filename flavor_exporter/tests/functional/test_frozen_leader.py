@@ -28,8 +28,8 @@ import time
 
 import yaml
 
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests.functional import test_commands
 from testcloud import faultproxy
 

@@ -37,8 +37,8 @@ from keystoneauth1.identity import v3
 from keystoneauth1 import session as ks_session
 import requests
 
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from testcloud import loopback

@@ -27,8 +27,8 @@ import testtools.content
 import yaml
 
 from flavor_exporter.common import clouds as clouds_mod
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.functional import test_api_uwsgi
 from flavor_exporter.tests.functional import test_commands

@@ -30,7 +30,7 @@ import urllib.request
 
 import testtools.content
 
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests.functional import test_api_uwsgi
 from flavor_exporter.tests.functional import test_several_clouds
 from testcloud import loopback

@@ -18,9 +18,9 @@ import datetime
 import webtest
 
 from flavor_exporter.api import app
-from flavor_exporter.common import cache
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.worker import refresh

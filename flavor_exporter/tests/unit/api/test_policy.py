@@ -28,7 +28,7 @@ import webtest
 
 from flavor_exporter.api import app
 from flavor_exporter.capacity import model
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base as test_base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base

@@ -21,8 +21,8 @@ from flavor_exporter.api import documents
 from flavor_exporter.api import generations
 from flavor_exporter.api import reader as reader_mod
 from flavor_exporter.api import variants
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base as test_base
 from flavor_exporter.tests.unit.api import base
 

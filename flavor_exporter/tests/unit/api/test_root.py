@@ -23,7 +23,7 @@ from oslo_middleware.healthcheck import opts as hc_opts
 from flavor_exporter.api import documents
 from flavor_exporter.api import hooks
 from flavor_exporter.capacity import model
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
 

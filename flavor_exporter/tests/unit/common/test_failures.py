@@ -19,9 +19,9 @@ from keystoneauth1 import session as ks_session
 import webtest
 
 from flavor_exporter.api import app
-from flavor_exporter.common import cache
 from flavor_exporter.common import failures
 from flavor_exporter.common import store
+from flavor_exporter.publication import cache
 from flavor_exporter.tests import base
 from testcloud import loopback
 

@@ -188,7 +188,7 @@ class TestSeveralClouds(CommandTestCase):
         clouds.register_opts(self.conf)
         # Every cloud's store on the test's cache, as one memcached.
         self.useFixture(fixtures.MockPatch(
-            'flavor_exporter.common.cache.backend_from_conf',
+            'flavor_exporter.publication.cache.backend_from_conf',
             return_value=self.backend))
         self.publish()
         east = next(cloud for cloud in clouds.configured(self.conf)

@@ -17,9 +17,9 @@ from unittest import mock
 
 from testcloud import loopback
 
-from flavor_exporter.common import cache
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base
 from flavor_exporter.worker import leadership
 from flavor_exporter.worker import on_miss

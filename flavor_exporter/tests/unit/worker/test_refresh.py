@@ -20,10 +20,10 @@ import fixtures
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
-from flavor_exporter.common import cache
 from flavor_exporter.common import exceptions
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import refresh

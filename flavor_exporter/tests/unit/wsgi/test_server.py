@@ -22,9 +22,9 @@ import threading
 import time
 from unittest import mock
 
-from flavor_exporter.common import cache
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
 from flavor_exporter.wsgi import port

@@ -14,9 +14,9 @@
 
 import datetime
 
-from flavor_exporter.common import cache
-from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base
 
 T0 = datetime.datetime(2027, 1, 15, 8, 0, 0, tzinfo=datetime.timezone.utc)

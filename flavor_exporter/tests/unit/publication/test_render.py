@@ -11,13 +11,13 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The renderer writes what the contract (common/published.py) names."""
+"""The renderer writes what the contract (publication/contract.py) names."""
 
 import json
 
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import render
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import render
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud
 

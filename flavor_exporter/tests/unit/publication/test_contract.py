@@ -14,7 +14,7 @@
 
 import datetime
 
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base
 
 
