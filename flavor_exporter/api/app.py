@@ -77,6 +77,18 @@ def make_pages(queries, conf):
         debug=False)
 
 
+def make_dispatcher(conf, backend=None, router=None):
+    """The application behind authentication: routes, policy, answers."""
+    queries = make_queries(conf, backend)
+    # Policies apply to authenticated callers only: noauth reads it all.
+    enforcer = (policy.make_enforcer(conf)
+                if conf.auth_strategy == 'keystone' else None)
+    return dispatch.Dispatcher(
+        queries, make_pages(queries, conf),
+        {'healthcheck': healthcheck.middleware(conf, queries)},
+        enforcer, conf.api.retry_after, router)
+
+
 def setup_app(conf=None, backend=None):
     """The API's WSGI application.
 
@@ -84,14 +96,6 @@ def setup_app(conf=None, backend=None):
     by default the one [document_cache] describes.
     """
     conf = conf or config.CONF
-    queries = make_queries(conf, backend)
-    # Policies apply to authenticated callers only: noauth reads it all.
-    enforcer = (policy.make_enforcer(conf)
-                if conf.auth_strategy == 'keystone' else None)
     router = routes.Router()
-    app = dispatch.Dispatcher(
-        queries, make_pages(queries, conf),
-        {'healthcheck': healthcheck.middleware(conf, queries)},
-        enforcer, conf.api.retry_after, router)
-    app = auth.wrap(app, conf, router)
+    app = auth.wrap(make_dispatcher(conf, backend, router), conf, router)
     return request_limits.RequestLimits(app)

@@ -20,7 +20,7 @@ import time
 import webtest
 
 from flavor_exporter.api import app
-from flavor_exporter.common import store
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud
 from testcloud import loopback
@@ -37,7 +37,7 @@ class TestApiOverMemcached(base.TestCase):
                    socket_timeout=0.5)
         self.flags(group='api', generation_check_interval=0)
         # The worker's side: its own client, as in another process.
-        self.worker_store = store.DocumentStore.from_conf(self.conf)
+        self.worker_store = publisher.Publisher.from_conf(self.conf)
         self.addCleanup(self.worker_store.close)
         self.app = webtest.TestApp(app.setup_app(self.conf))
 
@@ -113,7 +113,7 @@ class TestApiOverMemcached(base.TestCase):
         # a worker's refresh would; the next one succeeds.)
         try:
             self.publish()
-        except store.CacheError:
+        except publisher.CacheError:
             self.publish()
         # pymemcache gives a failed server a retry delay: a second or two.
         deadline = time.monotonic() + 10

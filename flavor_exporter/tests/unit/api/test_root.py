@@ -20,8 +20,8 @@ from unittest import mock
 import fixtures
 from oslo_middleware.healthcheck import opts as hc_opts
 
-from flavor_exporter.api import documents
-from flavor_exporter.api import hooks
+from flavor_exporter.api import dispatch
+from flavor_exporter.api import queries
 from flavor_exporter.capacity import model
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import sample_cloud as sample
@@ -217,9 +217,9 @@ class TestErrors(base.ApiTestCase):
 
     def test_internal_error_hides_details(self):
         self.publish()
-        with mock.patch.object(documents.DocumentCache, 'get',
+        with mock.patch.object(queries.Queries, '_document',
                                side_effect=KeyError('secret')), \
-                mock.patch.object(hooks.LOG, 'error') as log_error:
+                mock.patch.object(dispatch.LOG, 'error') as log_error:
             response = self.app.get('/gpus/flavors', status=500)
         self.assertEqual(b'{"message":"Internal error; the API log has '
                          b'the details."}', response.body)
