@@ -77,6 +77,8 @@ class WorkerService(service.Service):
         self._next_refresh = 0
         self._next_check = 0
         self._next_request = 0
+        # [worker] initial_delay: no refresh before, unless asked.
+        self._not_before = 0
 
     def start(self):
         super().start()
@@ -92,10 +94,9 @@ class WorkerService(service.Service):
         LOG.info('%sRefreshing capacity data every %d seconds when this '
                  'worker leads', self.cloud.log_prefix,
                  self._conf.worker.refresh_interval)
+        self._not_before = self._clock() + self._conf.worker.initial_delay
         # stop_on_exception=False: one failed tick must not end them all.
-        self.tg.add_dynamic_timer_args(
-            self.tick, initial_delay=self._conf.worker.initial_delay,
-            stop_on_exception=False)
+        self.tg.add_dynamic_timer_args(self.tick, stop_on_exception=False)
 
     def stop(self, graceful=False):
         if self.leadership is not None:
@@ -124,7 +125,8 @@ class WorkerService(service.Service):
         if not self._leads:
             # Just took over: the last leader's data may still be fresh.
             self._leads = True
-            self._next_refresh = now + self._published_for_another()
+            self._next_refresh = max(now + self._published_for_another(),
+                                     self._not_before)
         if now >= self._next_refresh:
             self._next_refresh = now + self._conf.worker.refresh_interval
             self.refresher.refresh()

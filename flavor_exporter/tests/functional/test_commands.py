@@ -189,6 +189,25 @@ class TestWorkerAndApi(CommandsTestCase):
         self.assertIn('published the last good generation again',
                       self.log_of('flavor-exporter-worker'))
 
+    def test_a_cold_api_asks_the_worker_and_waits(self):
+        config = self.write_config(lines=[
+            '[worker]', 'initial_delay = 3600',
+            '[api]', 'compute_on_miss = true'])
+        expected = self.report(config)
+        self.start('flavor-exporter-worker', config)
+        self.start('flavor-exporter-api', config)
+        loopback.wait_for_port(self.port, timeout=60)
+        # An hour before the worker would refresh on its own.
+        served = self.wait_for('/v2/flavors/', timeout=120)
+        self.assertEqual(
+            {f['name']: (f['total'], f['available'])
+             for f in expected['flavors']},
+            {f['name']: (f['total'], f['available'])
+             for f in served['flavors']})
+        log = self.log_of('flavor-exporter-worker')
+        self.assertIn('An API process found no data; publishing now', log)
+        self.assertEqual(1, log.count('Published capacity of'), log)
+
     def test_run_once_fails_clearly_and_publishes_nothing(self):
         config = self.write_config(cloud_name='no-such-cloud')
         done = self.run_command('flavor-exporter-worker', '--config-file',

@@ -191,6 +191,22 @@ class TestRefreshRequests(TickTestCase):
         self.worker.refresher.refresh.assert_not_called()
         self.assertFalse(self.worker._publisher.refresh_requested())
 
+    def test_a_request_is_answered_within_the_initial_delay(self):
+        worker = service.WorkerService(
+            self.conf, None, clock=lambda: self.now,
+            wall_clock=lambda: self.wall)
+        worker._publisher = self.worker._publisher
+        worker.leadership = self.worker.leadership
+        worker.refresher = mock.Mock()
+        worker.refresher.ensure_published.return_value = False
+        worker._not_before = self.now + 3600  # [worker] initial_delay
+        worker.tick()
+        worker.refresher.refresh.assert_not_called()
+        self.ask()
+        self.now += 5
+        worker.tick()
+        worker.refresher.refresh.assert_called_once_with()
+
     def test_followers_leave_requests_to_the_leader(self):
         self.worker.leadership.leading = False
         self.ask()
