@@ -143,9 +143,9 @@ class TestSeveralWorkers(test_several_clouds.SeveralCloudsTestCase):
             for name in names:
                 workers[name] = self.start_worker(name)
             answers = list(waiting)
-        published = {cloud: sum(
-            self.log_of(name).count('Cloud %s: Published capacity of'
-                                    % cloud) for name in names)
+        published = {
+            cloud: sum(self.log_of(name).count(
+                'Cloud %s: Published capacity of' % cloud) for name in names)
             for cloud in CLOUDS}
         self.assertEqual([200] * 200, [a[0] for a in answers])
         expected = {}
