@@ -65,8 +65,12 @@ class TestApiOverMemcached(base.TestCase):
                          self.app.get('/v2/flavors/').body)
         one = flavors[7]
         served = self.app.get('/v2/flavors/' + one.name).json
-        # The published flavor, with its per-host rows put back in.
+        # The published flavor, with its per-host rows and excluded hosts
+        # put back in.
         self.assertEqual(40, len(served['flavor'].pop('hosts')))
+        self.assertEqual(
+            json.loads(docs['v2/flavor/%s/hosts' % one.id])['excluded_hosts'],
+            served['flavor'].pop('excluded_hosts'))
         self.assertEqual(json.loads(docs['v2/flavor/%s' % one.id]), served)
         self.assertEqual(250, len(self.app.get(
             '/v2/flavors/?gpu=true&availability_zone=az2').json[
