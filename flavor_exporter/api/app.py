@@ -32,11 +32,11 @@ from flavor_exporter.api import dispatch
 from flavor_exporter.api import healthcheck
 from flavor_exporter.api import hooks
 from flavor_exporter.api.middleware import request_limits
+from flavor_exporter.api import policy
 from flavor_exporter.api import queries as queries_mod
 from flavor_exporter.api import routes
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
-from flavor_exporter.common import policy
 from flavor_exporter.publication import reader as reader_mod
 
 
