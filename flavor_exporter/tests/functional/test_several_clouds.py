@@ -123,7 +123,7 @@ class SeveralCloudsTestCase(test_commands.CommandsTestCase):
 
     def pointer(self, name):
         try:
-            return self.stores[name].current()
+            return self.stores[name].reader.current()
         except publisher.CacheError:
             return None
 

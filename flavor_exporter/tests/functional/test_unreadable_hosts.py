@@ -63,7 +63,7 @@ class UnreadableHostTest(base.TestCase):
         client = openstack.CloudClient(self.cloud.connection(
             placement_endpoint_override=self.proxy.url))
         return refresh.Refresher(
-            self.conf, store=self.store, client=client,
+            self.conf, publisher=self.store, client=client,
             source=placement_source.PlacementSource(self.conf)).refresh()
 
     def flavor(self, name):
