@@ -217,11 +217,15 @@ class Refresher:
             LOG.log(log.DEBUG if error else log.WARNING,
                     'Could not record the refresh status: %s', exc)
 
-    def ensure_published(self):
-        """Publish the last good documents again if the cache lost them.
+    def ensure_published(self, asked=False):
+        """Publish the last good documents again if readers miss them.
 
-        memcached forgets everything when it restarts; without this the API
-        would answer 503 until the next refresh, up to refresh_interval.
+        memcached forgets everything when it restarts, and a server that
+        leaves or joins the ring moves where readers look for a part;
+        without this the API would answer 503 until the next refresh, up
+        to refresh_interval. asked: an API process found parts of the
+        current generation missing, which this worker cannot see: publish
+        again if that generation is its own. True when it published.
         """
         if self._last_documents is None:
             return False
@@ -229,7 +233,10 @@ class Refresher:
             current = self._publisher.reader.current()
             if current is None:
                 base = None
-            elif self._publisher.lost_parts(self._last_published):
+            elif current[pub.GENERATION] != \
+                    self._last_published[pub.GENERATION]:
+                return False  # another worker's: not this one's to repeat
+            elif asked or self._publisher.lost_parts(self._last_published):
                 base = current
             else:
                 return False
@@ -243,6 +250,7 @@ class Refresher:
         except cache.CacheError as exc:
             LOG.debug('Cache still unavailable: %s', exc)
             return False
-        LOG.warning('%sThe cache had lost the published data; published '
-                    'the last good generation again', self.cloud.log_prefix)
+        LOG.warning('%sReaders missed published data (a memcached server '
+                    'restarted, or left or joined the ring); published the '
+                    'last good generation again', self.cloud.log_prefix)
         return True

@@ -290,6 +290,27 @@ class TestQueries(test_base.BaseTestCase):
         self.assertTrue(view.stale)
         self.assertIsNone(view.generation.last_modified)
 
+    def test_a_lost_part_marks_the_data_and_asks_for_it_again(self):
+        generation = self.publish()
+        view = self.reader.view()
+        for part in view.generation.documents['a'].part_names():
+            del self.backend._items[self.store.reader.key(part)]
+        self.assertRaises(queries_mod.Unavailable, self.raw, view, 'a')
+        self.assertEqual({pub.GENERATION: generation},
+                         self.store.refresh_request())
+        self.clock.now = 5
+        view = self.reader.view()
+        self.assertTrue(view.stale)
+        self.assertEqual(generations.LOST_PARTS, view.trouble)
+        self.assertEqual(b'"bee"', self.raw(view, 'b'))  # the rest serves
+        # What the worker does when asked: the same data, a new generation.
+        republished = self.publish(rewrite=True)
+        self.clock.now = 10
+        view = self.reader.view()
+        self.assertEqual(republished, view.generation.id)
+        self.assertFalse(view.stale)
+        self.assertIsNotNone(self.raw(view, 'a'))
+
     def test_a_format_this_api_does_not_read_is_never_served(self):
         moment = datetime.datetime.fromtimestamp(T0, datetime.timezone.utc)
         self.store.publish({'a': b'1'}, pointer_at(T0, format_version=1),

@@ -154,14 +154,14 @@ class TestRefreshRequests(TickTestCase):
         self.worker.refresher.reset_mock()
         self.now += 10
 
-    def ask(self):
-        self.worker._publisher.reader.request_refresh(60)
+    def ask(self, generation_id=None):
+        self.worker._publisher.reader.request_refresh(generation_id, 60)
 
     def test_answered_at_the_next_tick_once(self):
         self.ask()
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with()
-        self.assertFalse(self.worker._publisher.refresh_requested())
+        self.assertIsNone(self.worker._publisher.refresh_request())
         self.now += 5
         self.worker.tick()
         self.assertEqual(1, self.worker.refresher.refresh.call_count)
@@ -181,7 +181,8 @@ class TestRefreshRequests(TickTestCase):
         self.worker.refresher.ensure_published.return_value = True
         self.ask()
         self.worker.tick()
-        self.worker.refresher.ensure_published.assert_called_once_with()
+        self.worker.refresher.ensure_published.assert_called_once_with(
+            asked=True)
         self.worker.refresher.refresh.assert_not_called()
 
     def test_published_meanwhile_costs_nothing(self):
@@ -189,7 +190,7 @@ class TestRefreshRequests(TickTestCase):
         self.ask()
         self.worker.tick()
         self.worker.refresher.refresh.assert_not_called()
-        self.assertFalse(self.worker._publisher.refresh_requested())
+        self.assertIsNone(self.worker._publisher.refresh_request())
 
     def test_a_request_is_answered_within_the_initial_delay(self):
         worker = service.WorkerService(
@@ -207,9 +208,25 @@ class TestRefreshRequests(TickTestCase):
         worker.tick()
         worker.refresher.refresh.assert_called_once_with()
 
+    def test_parts_missing_from_the_current_generation(self):
+        pointer = self.worker._publisher.publish({'a': b'1'}, {}, T0)
+        self.worker.refresher.ensure_published.return_value = True
+        self.ask(pointer[pub.GENERATION])
+        self.worker.tick()
+        self.worker.refresher.ensure_published.assert_called_once_with(
+            asked=True)
+        self.worker.refresher.refresh.assert_not_called()
+
+    def test_parts_missing_from_an_older_generation_cost_nothing(self):
+        self.worker._publisher.publish({'a': b'1'}, {}, T0)
+        self.ask('an-older-generation')
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_not_called()
+        self.worker.refresher.ensure_published.assert_not_called()
+
     def test_followers_leave_requests_to_the_leader(self):
         self.worker.leadership.leading = False
         self.ask()
         self.worker.tick()
         self.worker.refresher.refresh.assert_not_called()
-        self.assertTrue(self.worker._publisher.refresh_requested())
+        self.assertIsNotNone(self.worker._publisher.refresh_request())
