@@ -78,6 +78,12 @@ class Leadership:
         self._coordinator = coordinator
         self._lock = coordinator.get_lock(self._name)
 
+    @property
+    def certain(self):
+        """Whether the last leads() knew, rather than assumed for want of
+        a coordination backend."""
+        return self._trouble is None
+
     def leads(self):
         """True when this worker should refresh now."""
         try:
@@ -135,6 +141,8 @@ class Leadership:
 
 class Alone:
     """One worker in one process: it always leads."""
+
+    certain = True
 
     def leads(self):
         return True
