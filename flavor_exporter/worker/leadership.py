@@ -80,8 +80,7 @@ class Leadership:
 
     @property
     def certain(self):
-        """Whether the last leads() knew, rather than assumed for want of
-        a coordination backend."""
+        """Whether the last leads() knew, not assumed it for want of tooz."""
         return self._trouble is None
 
     def leads(self):

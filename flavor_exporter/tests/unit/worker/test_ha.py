@@ -127,7 +127,8 @@ class TestTick(TickTestCase):
         self.worker.refresher.refresh.assert_not_called()
         self.now += 60
         self.worker.tick()
-        self.worker.refresher.refresh.assert_called_once_with(record_failure=True)
+        self.worker.refresher.refresh.assert_called_once_with(
+            record_failure=True)
         self.now += 50
         self.worker.tick()
         self.assertEqual(1, self.worker.refresher.refresh.call_count)
@@ -135,7 +136,8 @@ class TestTick(TickTestCase):
     def test_a_leader_of_a_cold_cache_refreshes_at_once(self):
         self.worker.leadership.leading = True
         self.worker.tick()
-        self.worker.refresher.refresh.assert_called_once_with(record_failure=True)
+        self.worker.refresher.refresh.assert_called_once_with(
+            record_failure=True)
 
     def test_failures_of_a_leader_by_assumption_are_not_recorded(self):
         self.worker.leadership.leading = True
@@ -171,7 +173,8 @@ class TestRefreshRequests(TickTestCase):
     def test_answered_at_the_next_tick_once(self):
         self.ask()
         self.worker.tick()
-        self.worker.refresher.refresh.assert_called_once_with(record_failure=True)
+        self.worker.refresher.refresh.assert_called_once_with(
+            record_failure=True)
         self.assertIsNone(self.worker._publisher.refresh_request())
         self.now += 5
         self.worker.tick()
