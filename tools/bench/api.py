@@ -62,8 +62,8 @@ import webob
 
 from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.common import config
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store as store_mod
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.wsgi import environment as wsgi_env
 from testcloud import loopback
 from tools.bench import api_apps
@@ -191,11 +191,10 @@ class Bench:
         conf.set_override('key_prefix', KEY_PREFIX, 'document_cache')
         conf.set_override('workers', self.args.workers, 'api')
         self.conf = conf
-        self.store = store_mod.DocumentStore.from_conf(conf)
+        self.store = publisher.Publisher.from_conf(conf)
         pointer = publish(self.store, self.args.flavors)
         # What the API serves, stored under one key per path for bare.
-        served = {path: pub.served(name, self.store.document(pointer, name),
-                                   pointer)
+        served = {path: self.store.reader.document(pointer, name)
                   for path, name in DOCUMENTS.items()}
         self.bare_keys = {path: '%s:bare%s' % (KEY_PREFIX, path)
                           for path in DOCUMENTS}

@@ -57,13 +57,13 @@ class Bare:
         return [self._body]
 
 
-def api(conf=None, store=None):
-    """flavor-exporter's API; as its WSGI module builds it without conf."""
+def api(conf=None):
+    """flavor-exporter's API as its WSGI entry point builds it."""
     from flavor_exporter.api import app
     if conf is None:
         from flavor_exporter.wsgi import api as wsgi_api
         return wsgi_api.application
-    return app.setup_app(conf, store)
+    return app.setup_app(conf)
 
 
 def make(name, environ=os.environ, conf=None):

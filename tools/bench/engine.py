@@ -35,7 +35,7 @@ import tracemalloc
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import render
+from flavor_exporter.publication import render
 
 ALIASES = ['{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}',
            '{"name": "A100", "vendor_id": "10de", "product_id": "20b0"}']
