@@ -55,3 +55,21 @@ def versions():
     """The Nova and Placement versions this cloud runs, for its ready file."""
     return {name: importlib.metadata.version(dist) for name, dist in (
         ('nova', 'nova'), ('placement', 'openstack-placement'))}
+
+
+def vtpm_traits():
+    """The traits a libvirt compute with ``swtpm_enabled`` reports.
+
+    Every release: both TPM versions and both models. From Nova 33
+    (2026.1), whose scheduler asks a vTPM guest's host for its secret
+    security policy (request_filter.tpm_secret_security_filter), the
+    driver also reports the policies of ``[libvirt]
+    supported_tpm_secret_security``: all three by default.
+    """
+    traits = ['COMPUTE_SECURITY_TPM_1_2', 'COMPUTE_SECURITY_TPM_2_0',
+              'COMPUTE_SECURITY_TPM_TIS', 'COMPUTE_SECURITY_TPM_CRB']
+    from nova.scheduler import request_filter
+    if hasattr(request_filter, 'tpm_secret_security_filter'):
+        traits += ['COMPUTE_SECURITY_TPM_SECRET_SECURITY_' + policy
+                   for policy in ('USER', 'HOST', 'DEPLOYMENT')]
+    return traits

@@ -11,44 +11,61 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""What Nova's scheduler adds to every request of a cloud, whatever flavor.
+"""What Nova's scheduler adds to every request of a cloud, by its release.
 
 Most request filters (nova.scheduler.request_filter) turn a flavor's extra
-specs into traits; request.py and flavor_features.py model those. One adds
-traits because of the cloud alone, and only on some releases:
+specs into traits the same way on every release; request.py and
+flavor_features.py model those. Two came later, and whether a cloud's
+scheduler runs them is read from the traits its compute nodes report (no
+API shows a service's version; computes are never newer than the
+scheduler, as Nova's upgrade order requires):
 
 owner_nova_filter (Nova 34, 2026.2) requires OWNER_NOVA on the compute
 node (root) provider and on every PCI device group, but only once the
-oldest nova-compute service (not forced down) reports service version 73,
-the version that puts OWNER_NOVA on its providers
-(_should_filter_by_owner). Nova 29 (2024.1) to 33 neither set nor ask for
-the trait. No API shows service versions; the traits show them: a compute
-at version 73 or later always puts OWNER_NOVA on its compute node provider
-(ResourceTracker._get_traits), an older one never does, and computes are
-never newer than the scheduler that would add the filter. So the
-requirement is modelled exactly when every compute node read carries
-OWNER_NOVA. During an upgrade to 2026.2, while one compute is older, no
-request asks for it and the older computes' devices still count.
+oldest nova-compute service not forced down reports service version 73
+(_should_filter_by_owner), the version that puts OWNER_NOVA on every
+compute node provider it reports (ResourceTracker._get_traits). Nova 29
+(2024.1) to 33 neither set nor ask for it. So the trait is required
+exactly when every compute node read carries it; during an upgrade to
+2026.2, while one compute is older, no request asks for it and the older
+computes' devices still count. (A compute whose trait was removed by hand
+is refused by Nova until its next resource update puts it back; this
+counts it meanwhile.) On roots it changes no number (every root has it
+when it is required); on PCI groups it keeps devices to Nova's own
+providers, which fit.py does on every release (PciPassthroughFilter).
 
-The trait on roots changes no number by itself (every root has it when it
-is required); on PCI groups it keeps devices to Nova's own providers,
-which fit.py also does on every release (PciPassthroughFilter's pools).
+tpm_secret_security_filter (Nova 33, 2026.1) requires
+COMPUTE_SECURITY_TPM_SECRET_SECURITY_<policy> (``user`` by default) on the
+compute node of any vTPM guest. Nova 29 has neither the filter nor the
+traits: requiring them there would count every vTPM flavor as 0. From
+Nova 33 a compute that offers vTPM reports these traits (libvirt
+[libvirt] supported_tpm_secret_security, all three by default); so the
+filter is modelled when some compute node carries one of them. Where none
+does, no host could take a vTPM guest on Nova 33 either, or the release
+is older and vTPM hosts count by their TPM traits alone.
 """
 
 import dataclasses
 
 OWNER_NOVA = 'OWNER_NOVA'
+_TPM_SECRET_PREFIX = 'COMPUTE_SECURITY_TPM_SECRET_SECURITY_'
 
 
 @dataclasses.dataclass(frozen=True)
 class CloudFilters:
-    """Traits every request of the cloud carries besides the flavor's."""
+    """What the cloud's scheduler adds to requests besides the flavor's."""
 
+    #: Traits every compute node (root) provider must have.
     root_required: frozenset = frozenset()
+    #: Traits every PCI device group asks of its provider.
     pci_required: frozenset = frozenset()
+    #: Whether a vTPM asks for a secret-security trait (Nova 33 and later).
+    tpm_secret_security: bool = True
 
 
-NONE = CloudFilters()
+#: The rules of a snapshot made by hand, as before this module: no
+#: OWNER_NOVA, the vTPM secret-security trait required.
+DEFAULT = CloudFilters()
 
 
 def read(hosts):
@@ -59,7 +76,9 @@ def read(hosts):
     service version is then 0).
     """
     roots = [host.root for host in hosts if host.root is not None]
-    if roots and all(OWNER_NOVA in root.traits for root in roots):
-        return CloudFilters(root_required=frozenset((OWNER_NOVA,)),
-                            pci_required=frozenset((OWNER_NOVA,)))
-    return NONE
+    owner = bool(roots) and all(OWNER_NOVA in root.traits for root in roots)
+    required = frozenset((OWNER_NOVA,)) if owner else frozenset()
+    return CloudFilters(
+        root_required=required, pci_required=required,
+        tpm_secret_security=any(trait.startswith(_TPM_SECRET_PREFIX)
+                                for root in roots for trait in root.traits))

@@ -184,7 +184,7 @@ def _exclusion(host, request, options, metadata):
 
 
 def flavor_capacity(flavor, hosts, options, host_metadata, zones,
-                    frees=None, cloud=cloud_filters.NONE):
+                    frees=None, cloud=cloud_filters.DEFAULT):
     """Capacity of one flavor; frees: {id(host): (empty, now) amounts}.
 
     cloud: what the cloud's request filters add (cloud_filters).

@@ -359,7 +359,7 @@ def _assemble(flavor, granular, cpu, features, pin, fail, pci):
     return builder.finish(fail, pci=pci)
 
 
-def build_request(flavor, aliases, cloud=cloud_filters.NONE):
+def build_request(flavor, aliases, cloud=cloud_filters.DEFAULT):
     """The ResourceRequest Nova builds for flavor; InvalidExtraSpec if bad.
 
     :param flavor: a model.Flavor.
@@ -377,7 +377,8 @@ def build_request(flavor, aliases, cloud=cloud_filters.NONE):
     flavor_group_count = sum(1 for suffix in granular.groups if suffix)
     cpu = cpu_policy.cpu_request(flavor, specs, fail)
     flavor_features.check_memory_specs(specs, fail)
-    features = flavor_features.features(specs, fail)
+    features = flavor_features.features(specs, fail,
+                                        cloud.tpm_secret_security)
     pci, idle_aliases = _pci_demands(specs, aliases, fail,
                                      cloud.pci_required)
     notes = unmodelled.notes(specs, cpu.pinned or granular.asks_for('PCPU'),

@@ -218,6 +218,12 @@ class TestForeignPciProviderOracle(OracleTests, base.TestCase):
         self.assertEqual(200, resp.status_code, resp.text)
 
 
+class TestVtpmOracle(OracleTests, base.TestCase):
+    scenario = 'vtpm'
+    # TPM traits exist in Placement only.
+    sources = ('placement',)
+
+
 class TestEveryScenarioHasAnOracle(base.BaseTestCase):
 
     def test_every_scenario_file(self):

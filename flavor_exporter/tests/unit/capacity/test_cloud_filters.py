@@ -65,6 +65,9 @@ def counts(hosts):
     return gpu, self_check
 
 
+NO_OWNER = cloud_filters.CloudFilters(tpm_secret_security=False)
+
+
 class ReadTest(base.BaseTestCase):
 
     def test_every_root_owned_by_nova_requires_it(self):
@@ -76,18 +79,18 @@ class ReadTest(base.BaseTestCase):
         # While one compute has not reported OWNER_NOVA (older than
         # service version 73) Nova adds it to no request.
         hosts = [gpu_host('new'), gpu_host('old', root_traits=())]
-        self.assertEqual(cloud_filters.NONE, cloud_filters.read(hosts))
+        self.assertEqual(NO_OWNER, cloud_filters.read(hosts))
 
     def test_2024_1_requires_nothing(self):
         hosts = [gpu_host('a', root_traits=(), device_traits=())]
-        self.assertEqual(cloud_filters.NONE, cloud_filters.read(hosts))
+        self.assertEqual(NO_OWNER, cloud_filters.read(hosts))
 
     def test_unreadable_hosts_say_nothing(self):
         self.assertEqual(frozenset({OWNER}), cloud_filters.read(
             [gpu_host('a'), unreadable('b')]).root_required)
-        self.assertEqual(cloud_filters.NONE,
+        self.assertEqual(NO_OWNER,
                          cloud_filters.read([unreadable('b')]))
-        self.assertEqual(cloud_filters.NONE, cloud_filters.read([]))
+        self.assertEqual(NO_OWNER, cloud_filters.read([]))
 
 
 class EngineTest(base.BaseTestCase):
@@ -114,3 +117,47 @@ class EngineTest(base.BaseTestCase):
         self.assertEqual(4, gpu.total)
         self.assertNotIn(OWNER, gpu.request.root_required)
         self.assertEqual(frozenset(), gpu.request.pci[0].traits)
+
+
+def tpm_host(name, secret_traits=()):
+    root = model.Provider('rp-' + name, name, traits=frozenset(
+        {'COMPUTE_SECURITY_TPM_2_0', 'COMPUTE_SECURITY_TPM_TIS',
+         *secret_traits}),
+        inventories={'VCPU': Inv(32, max_unit=32), 'MEMORY_MB': Inv(65536),
+                     'DISK_GB': Inv(1000)})
+    return model.Host(name, name, providers=[root])
+
+
+def vtpm(**specs):
+    return model.Flavor('id-tpm', 'tpm', vcpus=16, ram=4096, disk=10,
+                        extra_specs=dict({'hw:tpm_version': '2.0'}, **specs))
+
+
+def tpm_totals(flavors, hosts):
+    snapshot = model.Snapshot('placement', flavors, hosts)
+    fast = engine.compute(snapshot, engine.Options())
+    reference = engine.reference_compute(snapshot, engine.Options())
+    return ([f.total for f in fast.flavors],
+            [f.total for f in reference.flavors])
+
+
+class TpmSecretSecurityTest(base.BaseTestCase):
+    USER = 'COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER'
+
+    def test_2024_1_vtpm_hosts_count_by_their_tpm_traits(self):
+        # Nova 29 has no secret-security traits nor the filter.
+        fast, reference = tpm_totals([vtpm()], [tpm_host('a')])
+        self.assertEqual(([2], [2]), (fast, reference))
+
+    def test_2026_x_the_default_user_policy_is_required(self):
+        hosts = [tpm_host('a', [self.USER]), tpm_host('b')]
+        self.assertTrue(cloud_filters.read(hosts).tpm_secret_security)
+        fast, reference = tpm_totals([vtpm()], hosts)
+        self.assertEqual(([2], [2]), (fast, reference))
+
+    def test_an_explicit_policy_is_required_on_any_cloud(self):
+        # hw:tpm_secret_security exists only where the filter does.
+        flavors = [vtpm(**{'hw:tpm_secret_security': 'host'})]
+        self.assertEqual(([0], [0]), tpm_totals(flavors, [tpm_host('a')]))
+        self.assertEqual(([2], [2]), tpm_totals(flavors, [tpm_host(
+            'a', ['COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST'])]))
