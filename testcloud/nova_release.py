@@ -60,14 +60,18 @@ def versions():
 def vtpm_traits():
     """The traits a libvirt compute with ``swtpm_enabled`` reports.
 
-    Every release: both TPM versions and both models. From Nova 33
-    (2026.1), whose scheduler asks a vTPM guest's host for its secret
-    security policy (request_filter.tpm_secret_security_filter), the
-    driver also reports the policies of ``[libvirt]
-    supported_tpm_secret_security``: all three by default.
+    Every release: both TPM versions. From Nova 30 (2024.2) also both
+    models (traits os-traits 3.1 brought along). From Nova 33 (2026.1),
+    whose scheduler asks a vTPM guest's host for its secret security
+    policy (request_filter.tpm_secret_security_filter), the policies of
+    ``[libvirt] supported_tpm_secret_security``: all three by default.
+    Placement refuses a standard trait its os-traits lacks, so a release
+    cannot be given another's.
     """
-    traits = ['COMPUTE_SECURITY_TPM_1_2', 'COMPUTE_SECURITY_TPM_2_0',
-              'COMPUTE_SECURITY_TPM_TIS', 'COMPUTE_SECURITY_TPM_CRB']
+    import os_traits
+    traits = ['COMPUTE_SECURITY_TPM_1_2', 'COMPUTE_SECURITY_TPM_2_0']
+    if hasattr(os_traits, 'COMPUTE_SECURITY_TPM_TIS'):
+        traits += ['COMPUTE_SECURITY_TPM_TIS', 'COMPUTE_SECURITY_TPM_CRB']
     from nova.scheduler import request_filter
     if hasattr(request_filter, 'tpm_secret_security_filter'):
         traits += ['COMPUTE_SECURITY_TPM_SECRET_SECURITY_' + policy

@@ -34,20 +34,25 @@ counts it meanwhile.) On roots it changes no number (every root has it
 when it is required); on PCI groups it keeps devices to Nova's own
 providers, which fit.py does on every release (PciPassthroughFilter).
 
-tpm_secret_security_filter (Nova 33, 2026.1) requires
-COMPUTE_SECURITY_TPM_SECRET_SECURITY_<policy> (``user`` by default) on the
-compute node of any vTPM guest. Nova 29 has neither the filter nor the
-traits: requiring them there would count every vTPM flavor as 0. From
-Nova 33 a compute that offers vTPM reports these traits (libvirt
-[libvirt] supported_tpm_secret_security, all three by default); so the
-filter is modelled when some compute node carries one of them. Where none
-does, no host could take a vTPM guest on Nova 33 either, or the release
-is older and vTPM hosts count by their TPM traits alone.
+The vTPM traits grew the same way. Nova 29 asks a vTPM guest's compute
+node for the TPM version trait alone (ResourceRequest
+._translate_vtpm_request) and its libvirt driver reports no other. Nova 30
+(2024.2) also asks for the model's (COMPUTE_SECURITY_TPM_TIS, or _CRB),
+which its computes report with [libvirt] swtpm_enabled; Nova 33 (2026.1)
+adds tpm_secret_security_filter, which asks for
+COMPUTE_SECURITY_TPM_SECRET_SECURITY_<policy> (``user`` by default),
+reported from then on for the policies of [libvirt]
+supported_tpm_secret_security (all three by default). Each is modelled
+when some compute node reports a trait of its kind: where none does,
+either the release is older, or no host could take a vTPM guest anyway.
+Requiring them on 2024.1 would count every vTPM flavor as 0.
 """
 
 import dataclasses
 
 OWNER_NOVA = 'OWNER_NOVA'
+_TPM_MODEL_TRAITS = frozenset(('COMPUTE_SECURITY_TPM_TIS',
+                               'COMPUTE_SECURITY_TPM_CRB'))
 _TPM_SECRET_PREFIX = 'COMPUTE_SECURITY_TPM_SECRET_SECURITY_'
 
 
@@ -59,12 +64,14 @@ class CloudFilters:
     root_required: frozenset = frozenset()
     #: Traits every PCI device group asks of its provider.
     pci_required: frozenset = frozenset()
+    #: Whether a vTPM asks for its model's trait (Nova 30 and later).
+    tpm_model: bool = True
     #: Whether a vTPM asks for a secret-security trait (Nova 33 and later).
     tpm_secret_security: bool = True
 
 
 #: The rules of a snapshot made by hand, as before this module: no
-#: OWNER_NOVA, the vTPM secret-security trait required.
+#: OWNER_NOVA, every vTPM trait of the newest release required.
 DEFAULT = CloudFilters()
 
 
@@ -78,7 +85,9 @@ def read(hosts):
     roots = [host.root for host in hosts if host.root is not None]
     owner = bool(roots) and all(OWNER_NOVA in root.traits for root in roots)
     required = frozenset((OWNER_NOVA,)) if owner else frozenset()
+    traits = frozenset().union(*(root.traits for root in roots))
     return CloudFilters(
         root_required=required, pci_required=required,
+        tpm_model=bool(traits & _TPM_MODEL_TRAITS),
         tpm_secret_security=any(trait.startswith(_TPM_SECRET_PREFIX)
-                                for root in roots for trait in root.traits))
+                                for trait in traits))

@@ -377,7 +377,7 @@ def build_request(flavor, aliases, cloud=cloud_filters.DEFAULT):
     flavor_group_count = sum(1 for suffix in granular.groups if suffix)
     cpu = cpu_policy.cpu_request(flavor, specs, fail)
     flavor_features.check_memory_specs(specs, fail)
-    features = flavor_features.features(specs, fail,
+    features = flavor_features.features(specs, fail, cloud.tpm_model,
                                         cloud.tpm_secret_security)
     pci, idle_aliases = _pci_demands(specs, aliases, fail,
                                      cloud.pci_required)

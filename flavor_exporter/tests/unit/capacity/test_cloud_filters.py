@@ -65,7 +65,8 @@ def counts(hosts):
     return gpu, self_check
 
 
-NO_OWNER = cloud_filters.CloudFilters(tpm_secret_security=False)
+NO_OWNER = cloud_filters.CloudFilters(tpm_model=False,
+                                      tpm_secret_security=False)
 
 
 class ReadTest(base.BaseTestCase):
@@ -119,10 +120,11 @@ class EngineTest(base.BaseTestCase):
         self.assertEqual(frozenset(), gpu.request.pci[0].traits)
 
 
-def tpm_host(name, secret_traits=()):
+def tpm_host(name, *release_traits):
+    """A vTPM host: Nova 29 reports the version traits only."""
     root = model.Provider('rp-' + name, name, traits=frozenset(
-        {'COMPUTE_SECURITY_TPM_2_0', 'COMPUTE_SECURITY_TPM_TIS',
-         *secret_traits}),
+        {'COMPUTE_SECURITY_TPM_2_0', 'COMPUTE_SECURITY_TPM_1_2',
+         *release_traits}),
         inventories={'VCPU': Inv(32, max_unit=32), 'MEMORY_MB': Inv(65536),
                      'DISK_GB': Inv(1000)})
     return model.Host(name, name, providers=[root])
@@ -141,23 +143,36 @@ def tpm_totals(flavors, hosts):
             [f.total for f in reference.flavors])
 
 
-class TpmSecretSecurityTest(base.BaseTestCase):
-    USER = 'COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER'
+TIS = 'COMPUTE_SECURITY_TPM_TIS'
+USER = 'COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER'
 
-    def test_2024_1_vtpm_hosts_count_by_their_tpm_traits(self):
-        # Nova 29 has no secret-security traits nor the filter.
-        fast, reference = tpm_totals([vtpm()], [tpm_host('a')])
-        self.assertEqual(([2], [2]), (fast, reference))
+
+class VtpmTest(base.BaseTestCase):
+
+    def test_2024_1_vtpm_hosts_count_by_their_version_trait(self):
+        # Nova 29 asks for the version trait only, and reports no other.
+        hosts = [tpm_host('a')]
+        filters = cloud_filters.read(hosts)
+        self.assertEqual((False, False), (filters.tpm_model,
+                                          filters.tpm_secret_security))
+        self.assertEqual(([2], [2]), tpm_totals(
+            [vtpm(**{'hw:tpm_model': 'tpm-crb'})], hosts))
+
+    def test_2024_2_to_2025_2_the_model_trait_is_required(self):
+        hosts = [tpm_host('tis', TIS),
+                 tpm_host('crb', 'COMPUTE_SECURITY_TPM_CRB')]
+        self.assertEqual(([2], [2]), tpm_totals([vtpm()], hosts))
 
     def test_2026_x_the_default_user_policy_is_required(self):
-        hosts = [tpm_host('a', [self.USER]), tpm_host('b')]
-        self.assertTrue(cloud_filters.read(hosts).tpm_secret_security)
-        fast, reference = tpm_totals([vtpm()], hosts)
-        self.assertEqual(([2], [2]), (fast, reference))
+        hosts = [tpm_host('a', TIS, USER), tpm_host('b', TIS)]
+        filters = cloud_filters.read(hosts)
+        self.assertEqual((True, True), (filters.tpm_model,
+                                        filters.tpm_secret_security))
+        self.assertEqual(([2], [2]), tpm_totals([vtpm()], hosts))
 
     def test_an_explicit_policy_is_required_on_any_cloud(self):
         # hw:tpm_secret_security exists only where the filter does.
         flavors = [vtpm(**{'hw:tpm_secret_security': 'host'})]
         self.assertEqual(([0], [0]), tpm_totals(flavors, [tpm_host('a')]))
         self.assertEqual(([2], [2]), tpm_totals(flavors, [tpm_host(
-            'a', ['COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST'])]))
+            'a', 'COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST')]))
