@@ -144,11 +144,6 @@ class TestVgpuOracle(OracleTests, base.TestCase):
     sources = ('placement',)
 
 
-class TestPciInPlacementOracle(OracleTests, base.TestCase):
-    scenario = 'pci_placement'
-    sources = ('placement',)
-
-
 class TestDisabledHostOracle(OracleTests, base.TestCase):
     scenario = 'disabled_host'
 
@@ -185,8 +180,8 @@ class TestUsagesTwoWaysOracle(OracleTests, base.TestCase):
     sources = ('placement',)
 
 
-class TestForeignPciProviderOracle(OracleTests, base.TestCase):
-    """Another service's provider of a PCI class is no PCI device.
+class TestPciInPlacementOracle(OracleTests, base.TestCase):
+    """PCI devices in Placement, beside another service's provider.
 
     As Cyborg or an operator would, a child provider with the class of the
     A100 alias is put under a GPU host and under a host without devices.
