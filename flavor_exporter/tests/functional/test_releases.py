@@ -22,10 +22,10 @@ numbers there; these prove the facts the README states per release.
 import requests
 
 from flavor_exporter.capacity import cloud_filters
-from flavor_exporter.common import openstack
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests import releases
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 from testcloud import cloud_venv
 from testcloud import oracle
