@@ -31,6 +31,7 @@ import re
 import numpy
 
 from flavor_exporter.capacity import aggregate_filter
+from flavor_exporter.capacity import cloud_filters
 from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import request as request_mod
@@ -183,12 +184,16 @@ def _exclusion(host, request, options, metadata):
 
 
 def flavor_capacity(flavor, hosts, options, host_metadata, zones,
-                    frees=None):
-    """Capacity of one flavor; frees: {id(host): (empty, now) amounts}."""
+                    frees=None, cloud=cloud_filters.DEFAULT):
+    """Capacity of one flavor; frees: {id(host): (empty, now) amounts}.
+
+    cloud: what the cloud's request filters add (cloud_filters).
+    """
     result = FlavorCapacity(flavor=flavor,
                             zones={zone: [0, 0] for zone in zones})
     try:
-        result.request = request_mod.build_request(flavor, options.aliases)
+        result.request = request_mod.build_request(flavor, options.aliases,
+                                                   cloud)
     except request_mod.InvalidExtraSpec as exc:
         result.error = str(exc)
         return result
@@ -304,8 +309,9 @@ def reference_compute(snapshot, options):
                     if h.availability_zone})
     frees = {id(h): (fit.free_amounts(h, empty=True), fit.free_amounts(h))
              for h in snapshot.hosts}
+    cloud = cloud_filters.read(snapshot.hosts)
     flavors = [flavor_capacity(f, snapshot.hosts, options, host_metadata,
-                               zones, frees)
+                               zones, frees, cloud)
                for f in sorted(snapshot.flavors, key=lambda f: f.name)
                if not _skipped(f, patterns)]
     return _report(snapshot, flavors)
@@ -394,6 +400,7 @@ def compute(snapshot, options):
     zone_names = zones + ([None] if any(h.availability_zone is None
                                         for h in snapshot.hosts) else [])
     groups = host_groups.group_hosts(snapshot.hosts, zone_names)
+    cloud = cloud_filters.read(snapshot.hosts)
     known = {}
     flavors = []
     for flavor in sorted(snapshot.flavors, key=lambda f: f.name):
@@ -403,8 +410,8 @@ def compute(snapshot, options):
                                 zones={zone: [0, 0] for zone in zones})
         flavors.append(result)
         try:
-            result.request = request_mod.build_request(flavor,
-                                                       options.aliases)
+            result.request = request_mod.build_request(
+                flavor, options.aliases, cloud)
         except request_mod.InvalidExtraSpec as exc:
             result.error = str(exc)
             continue

@@ -26,6 +26,7 @@ import random
 import fixtures
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import vector_fit
@@ -35,7 +36,7 @@ from flavor_exporter.tests import base
 ALIASES = pci_alias.parse_aliases([
     '{"name": "X", "resource_class": "CUSTOM_PCI_X"}',
     '{"name": "P100", "vendor_id": "10de", "product_id": "15f8"}'])
-TRAITS = ('CUSTOM_T1', 'CUSTOM_T2')
+TRAITS = ('CUSTOM_T1', 'CUSTOM_T2', fit.MANAGED_PCI_TRAIT)
 CHILD_CLASSES = ('VGPU', 'CUSTOM_PCI_X', 'CUSTOM_X')
 
 
