@@ -33,6 +33,7 @@ import numpy
 from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import host_groups
+from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.capacity import vector_fit
 
@@ -393,8 +394,6 @@ def compute(snapshot, options):
                     if h.availability_zone})
     zone_names = zones + ([None] if any(h.availability_zone is None
                                         for h in snapshot.hosts) else [])
-    groups = host_groups.group_hosts(snapshot.hosts, zone_names)
-    known = {}
     flavors = []
     for flavor in sorted(snapshot.flavors, key=lambda f: f.name):
         if _skipped(flavor, patterns):
@@ -407,6 +406,14 @@ def compute(snapshot, options):
                                                        options.aliases)
         except request_mod.InvalidExtraSpec as exc:
             result.error = str(exc)
+    requests = [result.request for result in flavors
+                if result.request is not None]
+    groups = host_groups.group_hosts(
+        snapshot.hosts, zone_names,
+        host_reads.metadata_keys(requests, options, snapshot.hosts))
+    known = {}
+    for result in flavors:
+        if result.request is None:
             continue
         key = _request_key(result.request)
         numbers = known.get(key)

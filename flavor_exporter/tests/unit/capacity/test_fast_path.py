@@ -83,9 +83,17 @@ def _host(rng, index, template, zones):
             parent_uuid=None if parent is None else 'h%d-p%d' % (index,
                                                                  parent),
             inventories=dict(inventories), usages=usages, traits=traits))
-    aggregates = []
+    # Labels most flavors do not read (a cell, a rack per host), one
+    # some flavors read, and group_policy, which AggregateInstanceExtra
+    # SpecsFilter reads as an unscoped key of flavors that set it.
+    aggregates = [model.Aggregate('cell', {'cell': 'cell%d' % rng.randint(
+        1, 3), 'rack': 'rack-%d' % index})]
     if rng.random() < 0.3:
-        aggregates.append(model.Aggregate('fast', {'fast': 'true'}))
+        aggregates.append(model.Aggregate('fast', {'fast': rng.choice(
+            ('true', 'true, nvme', 'false'))}))
+    if rng.random() < 0.2:
+        aggregates.append(model.Aggregate('policy', {
+            'group_policy': rng.choice(('none', 'isolate'))}))
     return model.Host(
         'host-%d' % index, 'node-%d' % index,
         enabled=rng.random() > 0.1, up=rng.random() > 0.1,
@@ -117,7 +125,10 @@ def _flavor(rng, index):
         specs['pci_passthrough:alias'] = '%s:%d' % (
             rng.choice(('X', 'P100')), rng.randint(1, 2))
     if rng.random() < 0.1:
-        specs['aggregate_instance_extra_specs:fast'] = 'true'
+        specs['aggregate_instance_extra_specs:fast'] = rng.choice(
+            ('true', '<in> nvme'))
+    if rng.random() < 0.03:
+        specs['aggregate_instance_extra_specs:cell'] = 's>= cell2'
     return model.Flavor('id-%d' % index, 'flavor-%02d' % index,
                         vcpus=rng.randint(1, 4),
                         ram=rng.choice((512, 1024, 2048)),
@@ -150,11 +161,14 @@ def _view(capacity):
 class TestFastPathMatchesReference(base.BaseTestCase):
 
     def test_random_clouds(self):
-        options = engine.Options(aliases=ALIASES)
         one_by_one = self.useFixture(fixtures.MockPatchObject(
             vector_fit, 'fit_hosts', wraps=vector_fit.fit_hosts)).mock
-        shapes = set()
+        shapes, reasons = set(), set()
         for seed in range(200):
+            # One cloud in four as if AggregateInstanceExtraSpecsFilter
+            # were off: then no aggregate label matters.
+            options = engine.Options(
+                aliases=ALIASES, aggregate_instance_extra_specs=seed % 4 != 3)
             cloud = snapshot(seed)
             fast = engine.compute(cloud, options)
             slow = engine.reference_compute(cloud, options)
@@ -165,9 +179,12 @@ class TestFastPathMatchesReference(base.BaseTestCase):
                              render.documents(fast), 'seed %d' % seed)
             for capacity in fast.flavors:
                 shapes.add(capacity.limited_by)
+                reasons.update(capacity.excluded)
         # The random clouds reach what the test is about: both paths,
-        # nested classes, GPU pools, hosts limited by no single class.
+        # nested classes, GPU pools, hosts limited by no single class,
+        # hosts that aggregate metadata excludes.
         self.assertGreater(one_by_one.call_count, 20)
+        self.assertIn('aggregate metadata does not match', reasons)
         self.assertTrue({None, 'VGPU', 'CUSTOM_PCI_X', 'VCPU',
                          'GPU_AGGREGATE'} <= shapes, shapes)
 
