@@ -76,7 +76,8 @@ class HypervisorsSource(source.Source):
     def collect(self, client):
         problems = []
         calls_before = client.call_count
-        flavors = nova.list_flavors(client, problems)
+        flavors = nova.list_flavors(client, problems,
+                                    self._flavor_access)
         hypervisors = client.get_all('compute', '/os-hypervisors/detail',
                                      'hypervisors', HYPERVISOR_MICROVERSION)
         aggregates = nova.list_aggregates(client)

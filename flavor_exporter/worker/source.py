@@ -19,6 +19,8 @@ picks one by [capacity] source and needs nothing else of them.
 
 from oslo_log import log
 
+from flavor_exporter.worker import flavor_access
+
 LOG = log.getLogger(__name__)
 
 
@@ -37,6 +39,9 @@ class Source:
         self._conf = conf
         self._log_prefix = log_prefix
         self.last_stats = {}
+        # Private flavors' access lists, kept between refreshes.
+        self._flavor_access = flavor_access.FlavorAccess(
+            conf.worker.flavor_access_max_age)
 
     def collect(self, client):
         """A model.Snapshot of the cloud; CloudError if a call fails."""

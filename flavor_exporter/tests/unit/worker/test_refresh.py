@@ -21,6 +21,7 @@ import fixtures
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.common import cache
+from flavor_exporter.common import config
 from flavor_exporter.common import exceptions
 from flavor_exporter.common import published as pub
 from flavor_exporter.common import store
@@ -56,7 +57,7 @@ class FakeSource(source.Source):
     """Collects canned snapshots, or raises what it is told to."""
 
     def __init__(self):
-        super().__init__(conf=None)
+        super().__init__(config.CONF)
         self.error = None
         self.calls = 0
         self.problems = []
