@@ -57,7 +57,6 @@ class TestGroupHosts(base.BaseTestCase):
         self.assertEqual([[0, 4], [1], [2], [3]],
                          [list(g.positions) for g in groups])
 
-
     def test_only_metadata_keys_read_split_groups(self):
         hosts = [gpu_host(name, (0, 0)) for name in 'abcd']
         for host, cell, ssd in zip(hosts, ('c1', 'c2', 'c1', 'c2'),

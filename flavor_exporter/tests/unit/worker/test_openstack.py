@@ -18,6 +18,7 @@ import fixtures
 import requests
 
 from flavor_exporter.tests import base
+from flavor_exporter.worker import lean_session
 from flavor_exporter.worker import openstack
 
 ENVIRONMENT = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy',
@@ -25,7 +26,7 @@ ENVIRONMENT = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy',
                'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE')
 
 
-class TestEnvironmentOnceSession(base.TestCase):
+class TestLeanSessionEnvironment(base.TestCase):
 
     def setUp(self):
         super().setUp()
@@ -43,7 +44,7 @@ class TestEnvironmentOnceSession(base.TestCase):
     def test_proxies_as_requests_decides_them(self):
         self.env(https_proxy='http://proxy.example.org:3128',
                  no_proxy='placement.internal,.local.example.org')
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         self.assertFalse(session.trust_env)
         plain = requests.Session()
         for url, proxied in (('https://nova.example.org/v2.1', True),
@@ -57,7 +58,7 @@ class TestEnvironmentOnceSession(base.TestCase):
 
     def test_environment_read_once_per_endpoint(self):
         self.env(http_proxy='http://proxy.example.org:3128')
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         real = requests.utils.get_environ_proxies
         with mock.patch.object(requests.utils, 'get_environ_proxies',
                                side_effect=real) as lookup:
@@ -69,7 +70,7 @@ class TestEnvironmentOnceSession(base.TestCase):
 
     def test_explicit_proxies_win(self):
         self.env(http_proxy='http://proxy.example.org:3128')
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         settings = session.merge_environment_settings(
             'http://nova.example.org/', {'http': 'http://mine:8080'}, None,
             True, None)
@@ -77,7 +78,7 @@ class TestEnvironmentOnceSession(base.TestCase):
 
     def test_ca_bundle_read_at_creation(self):
         self.env(REQUESTS_CA_BUNDLE='/etc/ssl/cloud-ca.pem')
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         self.env(REQUESTS_CA_BUNDLE='/elsewhere.pem')
         url = 'https://nova.example.org/'
         self.assertEqual('/etc/ssl/cloud-ca.pem',
@@ -88,7 +89,7 @@ class TestEnvironmentOnceSession(base.TestCase):
                          self.settings(session, url, '/my.pem')['verify'])
 
     def test_no_netrc_lookup(self):
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         with mock.patch.object(requests.sessions, 'get_netrc_auth') as netrc:
             session.prepare_request(requests.Request(
                 'GET', 'https://nova.example.org/'))
@@ -106,7 +107,7 @@ class TestSettleEnvironment(base.TestCase):
         connection = mock.Mock(session=keystone)
         self.assertIs(connection, openstack.settle_environment(connection))
         settled = keystone.session
-        self.assertIsInstance(settled, openstack.EnvironmentOnceSession)
+        self.assertIsInstance(settled, lean_session.LeanSession)
         self.assertFalse(settled.trust_env)
         # keystoneauth's TCP keep-alive adapters and headers move over.
         self.assertIs(original.adapters, settled.adapters)
@@ -120,4 +121,4 @@ class TestSettleEnvironment(base.TestCase):
                                'load_auth_from_conf_options'):
             connection = openstack.connect(self.conf)
         self.assertIsInstance(connection.session.session,
-                              openstack.EnvironmentOnceSession)
+                              lean_session.LeanSession)
