@@ -102,10 +102,13 @@ class HostNumbers:
     """Per-host numbers of one request as arrays, one entry per group.
 
     Each entry: (HostGroup, total of each host, available per host, limit
-    label index per host (-1: None), labels).
+    label index per host (-1: None), labels). Flavors with the same
+    request share one HostNumbers, so columns() is made once for them.
     """
 
     entries: list
+    _columns: tuple = dataclasses.field(default=None, repr=False,
+                                        compare=False)
 
     def columns(self):
         """(positions, totals, available, labels, label codes), lists.
@@ -113,9 +116,17 @@ class HostNumbers:
         One entry per host the request fits on, in snapshot order; a code
         indexes labels (-1: nothing limits the host).
         """
+        if self._columns is None:
+            self._columns = self._make_columns()
+        return self._columns
+
+    def _make_columns(self):
         # Only the labels some host is limited by, as the rows have them.
-        labels = sorted({names[code] for *_, limits, names in self.entries
-                         for code in numpy.unique(limits) if code >= 0})
+        used = [numpy.flatnonzero(numpy.bincount(
+            limits + 1, minlength=len(names) + 1)[1:])
+            for *_, limits, names in self.entries]
+        labels = sorted({names[code] for found, (*_, names)
+                         in zip(used, self.entries) for code in found})
         codes = {label: i for i, label in enumerate(labels)}
         if not self.entries:
             return [], [], [], labels, []
