@@ -26,6 +26,7 @@ against.
 
 import collections
 import dataclasses
+import functools
 import re
 
 import numpy
@@ -346,8 +347,12 @@ class _Numbers:
     certain: bool
 
 
-def _request_numbers(request, groups, options, zone_names):
-    """flavor_capacity's sums for request, one host group at a time."""
+def _request_numbers(request, groups, options, zone_names, fit=None):
+    """flavor_capacity's sums for request, one host group at a time.
+
+    fit(request, group): the group's vector_fit.GroupFit (Fits.fit).
+    """
+    fit = fit or vector_fit.fit_any
     excluded = {}
     limits = collections.Counter()
     total = available = 0
@@ -362,8 +367,7 @@ def _request_numbers(request, groups, options, zone_names):
         if why:
             excluded[why] = excluded.get(why, 0) + len(group)
             continue
-        found = (vector_fit.fit_group(request, group)
-                 or vector_fit.fit_hosts(request, group))
+        found = fit(request, group)
         certain = certain and found.certain
         if found.total == 0:
             excluded['does not fit'] = (excluded.get('does not fit', 0)
@@ -382,7 +386,8 @@ def _request_numbers(request, groups, options, zone_names):
             if hit:
                 limits[label] += int(hit)
         entries.append((group, found.total,
-                        found.available.astype(numpy.int32), found.limits,
+                        found.available.astype(numpy.int32, copy=False),
+                        found.limits,
                         found.labels))
     limited_by = None
     if limits:
@@ -394,11 +399,12 @@ def _request_numbers(request, groups, options, zone_names):
                     HostNumbers(entries), certain)
 
 
-def compute(snapshot, options):
+def compute(snapshot, options, fits=None):
     """A Report for every flavor of snapshot that is not skipped.
 
     The same numbers as reference_compute, computed per host group and
-    once per distinct request.
+    once per distinct request. fits: a vector_fit.Fits kept between
+    refreshes, to reuse what did not change; None computes everything.
     """
     patterns = [re.compile(p) for p in options.skip_patterns if p]
     zones = sorted({h.availability_zone for h in snapshot.hosts
@@ -422,6 +428,8 @@ def compute(snapshot, options):
     groups = host_groups.group_hosts(
         snapshot.hosts, zone_names,
         host_reads.metadata_keys(requests, options, snapshot.hosts))
+    if fits is not None:
+        fits.start(groups)
     known = {}
     for result in flavors:
         if result.request is None:
@@ -429,8 +437,10 @@ def compute(snapshot, options):
         key = _request_key(result.request)
         numbers = known.get(key)
         if numbers is None:
+            fit = (functools.partial(fits.fit, key) if fits is not None
+                   else None)
             numbers = known[key] = _request_numbers(
-                result.request, groups, options, zone_names)
+                result.request, groups, options, zone_names, fit)
         result.total = numbers.total
         result.available = numbers.available
         for zone, counts in numbers.zones.items():

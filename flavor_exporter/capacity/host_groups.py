@@ -50,6 +50,16 @@ class HostGroup:
     free: numpy.ndarray
     zone_codes: numpy.ndarray  # per host: index into the snapshot's zones
     zone_counts: numpy.ndarray  # hosts of the group in each zone
+    # What the group's hosts have in common (_shape): equal shapes and
+    # equal free amounts give equal fits, whichever refresh they come from.
+    shape: tuple = ()
+
+    def fingerprint(self):
+        """A key for everything vector_fit reads of the group.
+
+        Its shape, and its free amounts (row 0 and each host's, in order).
+        """
+        return (self.shape, self.free.shape, self.free.tobytes())
 
     def __len__(self):
         return len(self.hosts)
@@ -117,7 +127,7 @@ def group_hosts(hosts, zones, metadata_keys=frozenset()):
             members = shapes[key] = (metadata, [])
         members[1].append(position)
     groups = []
-    for metadata, positions in shapes.values():
+    for shape, (metadata, positions) in shapes.items():
         members = [hosts[p] for p in positions]
         representative = members[0]
         layout = _layout(representative)
@@ -142,5 +152,6 @@ def group_hosts(hosts, zones, metadata_keys=frozenset()):
             positions=numpy.array(positions, dtype=numpy.int64),
             representative=representative, metadata=metadata,
             columns=columns, free=free, zone_codes=codes,
-            zone_counts=numpy.bincount(codes, minlength=len(zones))))
+            zone_counts=numpy.bincount(codes, minlength=len(zones)),
+            shape=shape))
     return groups

@@ -199,3 +199,42 @@ class TestFastPathMatchesReference(base.BaseTestCase):
                                         engine.Options(aliases=ALIASES))
         self.assertEqual([_view(c) for c in slow.flavors],
                          [_view(c) for c in fast.flavors])
+
+
+class TestFitsReused(base.BaseTestCase):
+    """What a worker's next refresh reuses gives the same numbers."""
+
+    def test_refreshes_with_changing_usages(self):
+        options = engine.Options(aliases=ALIASES)
+        fits = vector_fit.Fits()
+        rng = random.Random(3)
+        reused = []
+        for seed in range(20):
+            cloud = snapshot(seed)
+            for refresh in range(4):
+                if refresh == 3:
+                    # One host's usage moves: only its group is fitted
+                    # again.
+                    provider = rng.choice([p for h in cloud.hosts
+                                           for p in h.providers])
+                    for rc in provider.inventories:
+                        provider.usages[rc] = rng.randint(0, 3)
+                computed_before = fits.computed
+                fast = engine.compute(cloud, options, fits)
+                slow = engine.reference_compute(cloud, options)
+                self.assertEqual([_view(c) for c in slow.flavors],
+                                 [_view(c) for c in fast.flavors],
+                                 'seed %d refresh %d' % (seed, refresh))
+                self.assertEqual(render.documents(slow),
+                                 render.documents(fast))
+                reused.append((refresh, fits.reused, fits.computed,
+                               computed_before))
+        # Nothing changed: everything reused; the first refresh of a new
+        # cloud computes everything.
+        for refresh, hits, computed, _ in reused:
+            if refresh in (1, 2):
+                self.assertEqual(0, computed)
+            if refresh == 0:
+                self.assertEqual(0, hits)
+        self.assertTrue(any(refresh == 3 and hits and computed
+                            for refresh, hits, computed, _ in reused))
