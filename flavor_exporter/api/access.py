@@ -22,13 +22,14 @@ what the caller's roles and project may read. Without authentication
 from oslo_context import context
 from oslo_log import log
 from oslo_policy import policy
-import webob.exc
-
-from flavor_exporter.common import published as pub
 
 LOG = log.getLogger(__name__)
 
 ENVIRON_KEY = 'flavor_exporter.access'
+
+
+class Forbidden(Exception):
+    """Policy refuses the caller this route; str() says which policy."""
 
 
 class Access:
@@ -58,26 +59,19 @@ class Access:
     def require(self, rule):
         if not self.may(rule):
             LOG.debug('Policy %s refused project %s', rule, self.project_id)
-            raise webob.exc.HTTPForbidden(
-                detail='Your role does not allow this (policy %s). Ask an '
-                       'administrator for a system reader token.' % rule)
+            raise Forbidden('Your role does not allow this (policy %s). Ask '
+                            'an administrator for a system reader token.'
+                            % rule)
 
 
-def of(request):
-    """The Access of a Pecan request (see hooks.AccessHook)."""
-    return request.environ[ENVIRON_KEY]
+#: Every caller without authentication (noauth).
+UNRESTRICTED = Access()
 
 
 def private_flavors(document):
-    """{flavor id: frozenset of project ids, or None} from pub.ACCESS."""
+    """{flavor id: frozenset of project ids, or None} of an ACCESS document."""
     return {flavor_id: None if projects is None else frozenset(projects)
             for flavor_id, projects in document.items()}
-
-
-def private_from_list(document):
-    """The same, unknown projects, from a v2 list (older workers)."""
-    return {f[pub.ID]: None for f in document[pub.FLAVORS]
-            if not f.get('is_public', True)}
 
 
 def may_see(private, flavor_id, project_id):

@@ -16,8 +16,9 @@
 With ``[DEFAULT] auth_strategy = keystone`` every request needs a valid
 token, except those a monitor, a load balancer or a browser makes without
 one: the version document, the healthcheck, and the API description with
-its Swagger UI (they describe the API and hold no cloud data). The idea is
-ironic's auth_public_routes middleware.
+its Swagger UI (they describe the API and hold no cloud data): the routes
+the route table marks public. The idea is ironic's auth_public_routes
+middleware.
 """
 
 import ipaddress
@@ -27,29 +28,23 @@ from oslo_log import log
 
 LOG = log.getLogger(__name__)
 
-# Exact paths, and path prefixes.
-PUBLIC_PATHS = frozenset(['/', '/healthcheck', '/openapi.json', '/docs'])
-PUBLIC_PREFIXES = ('/docs/',)
-
 
 class PublicRoutes:
-    """Sends public paths to app as they are, the rest through auth."""
+    """Sends public routes to app as they are, the rest through auth."""
 
-    def __init__(self, app, auth_app, paths=PUBLIC_PATHS,
-                 prefixes=PUBLIC_PREFIXES):
+    def __init__(self, app, auth_app, router):
+        """router: the routes.Router, which knows the public routes."""
         self._app = app
         self._auth_app = auth_app
-        self._paths = paths
-        self._prefixes = prefixes
+        self._router = router
 
     def __call__(self, environ, start_response):
-        path = environ.get('PATH_INFO') or '/'
-        if path in self._paths or path.startswith(self._prefixes):
+        if self._router.public(environ.get('PATH_INFO') or '/'):
             return self._app(environ, start_response)
         return self._auth_app(environ, start_response)
 
 
-def wrap(app, conf):
+def wrap(app, conf, router):
     """app behind the authentication conf's auth_strategy selects."""
     if conf.auth_strategy != 'keystone':
         return app
@@ -57,7 +52,8 @@ def wrap(app, conf):
     # nothing under noauth.
     from keystonemiddleware import auth_token
     return PublicRoutes(
-        app, auth_token.AuthProtocol(app, {'oslo_config_config': conf}))
+        app, auth_token.AuthProtocol(app, {'oslo_config_config': conf}),
+        router)
 
 
 def is_loopback(host):

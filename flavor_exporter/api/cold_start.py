@@ -11,16 +11,16 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Fill a cold cache from the API process: ``[api] compute_on_miss``.
+"""Answer a cold cache with data, not a 503: ``[api] compute_on_miss``.
 
-A computation reads the whole cloud, so it must never run once per
-waiting request: one request computes, concurrent ones wait for that same
-run and share its outcome, and after a failure nothing is tried again for
-``[api] retry_after`` seconds (those requests get the usual 503). The
-guard here is per process; the refresh handed in also takes a lock in
-the cache, so that one process of all computes. The worker remains the
-normal way to fill the cache. What to run is handed in by the entry points (see
-worker/on_miss.py): the API does not import the worker.
+The API never computes: it asks the leading worker to publish now (a
+refresh request in the cache, see publication/reader.py) and waits for
+the pointer to appear, up to ``[api] compute_on_miss_timeout`` seconds.
+The worker answers once however many ask (worker/service.py). Within a
+process one request asks and waits; concurrent ones wait for that same
+wait and share its outcome, and after a wait that ended without data
+none asks again for ``[api] retry_after`` seconds (those requests get the
+usual 503).
 """
 
 import threading
@@ -29,12 +29,42 @@ import time
 from oslo_log import log
 
 from flavor_exporter.common import failures
+from flavor_exporter.publication import cache
 
 LOG = log.getLogger(__name__)
 
+POLL_SECONDS = 0.2
+
+
+def ask_worker(reader, timeout, sleep=time.sleep, clock=time.monotonic):
+    """The refresh of a cold cache: ask the leading worker, then wait.
+
+    reader: the cloud's publication.reader.Reader. True once data is
+    published, False after timeout seconds without.
+    """
+    def refresh():
+        deadline = clock() + timeout
+        try:
+            reader.request_refresh(None, timeout)
+            while reader.current() is None:
+                if clock() >= deadline:
+                    LOG.warning('No worker published data within [api] '
+                                'compute_on_miss_timeout = %ds; is '
+                                'flavor-exporter-worker running?', timeout)
+                    return False
+                sleep(POLL_SECONDS)
+        except cache.CacheError as exc:
+            LOG.info('The cache cannot take a refresh request: %s', exc)
+            return False
+        return True
+    return refresh
+
 
 class SingleFlight:
-    """Runs refresh() for many callers, one run at a time."""
+    """Runs refresh() for many callers, one run at a time.
+
+    refresh() says whether data is there now (see ask_worker).
+    """
 
     def __init__(self, refresh, backoff, clock=time.monotonic):
         self._refresh = refresh
@@ -62,8 +92,8 @@ class SingleFlight:
         except Exception as exc:
             # The refresh logs its own failures in one line; this is a
             # failure around it. The traceback is for --debug.
-            LOG.debug('The cache-miss computation', exc_info=True)
-            LOG.error('Computing capacity on a cache miss failed: %s',
+            LOG.debug('The cold-cache wait', exc_info=True)
+            LOG.error('Waiting for data on a cold cache failed: %s',
                       failures.explain(exc))
         finally:
             with self._cond:

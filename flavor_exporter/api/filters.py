@@ -24,7 +24,7 @@ import collections
 
 from oslo_utils import strutils
 
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 
 
 class BadQuery(ValueError):
@@ -88,6 +88,10 @@ class ListQuery(collections.namedtuple(
     def rewrites(self):
         """Whether the list must be filtered here (not only picked)."""
         return self.availability_zone is not None or self.name is not None
+
+
+#: The query of a list request without a query string.
+NO_FILTERS = ListQuery(None, None, None)
 
 
 def known_zones(document):

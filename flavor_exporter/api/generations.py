@@ -17,12 +17,11 @@ Every request needs the current generation. Asking the cache on every
 request would cost a round trip for data that changes every few minutes,
 so the GenerationWatcher resolves the "current" pointer at most once per
 ``[api] generation_check_interval`` seconds, reads the manifest of each
-new generation (which documents it has, and their parts), tells its
-listeners when the generation changes (they drop what it no longer
-uses), and keeps
+new generation (which documents it has, and their parts), and keeps
 answering from the last generation it saw when the cache fails or forgets
-the pointer (a memcached restart), saying the data is stale: a cache
-outage costs freshness, not availability.
+the pointer (a memcached restart), or when the pointer names a generation
+in a format this API does not read (a worker of another release), saying
+the data is stale: a cache outage costs freshness, not availability.
 
 A process that serves a generation moves to the next one only
 generation_check_interval after it was published (pointer PUBLISHED_AT,
@@ -40,22 +39,16 @@ import wsgiref.handlers
 
 from oslo_log import log
 
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store as store_mod
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import reader as reader_mod
 
 LOG = log.getLogger(__name__)
 
 # View.trouble starts with this when the cache could not be read at all.
 UNREACHABLE = 'cache unreachable'
 _LOST = 'the cache no longer holds the published data'
-
-
-class NoData(Exception):
-    """Nothing has been published yet: the cache is cold."""
-
-
-class Unavailable(Exception):
-    """The cache failed and this process holds no copy of the answer."""
+LOST_PARTS = ('the cache lost parts of the published data; the worker is '
+              'asked to publish them again')
 
 
 class Generation:
@@ -66,12 +59,16 @@ class Generation:
     """
 
     __slots__ = ('id', 'pointer', 'documents', 'timestamp',
-                 'last_modified')
+                 'last_modified', 'host_index_tags')
 
     def __init__(self, pointer, documents):
         self.id = pointer[pub.GENERATION]
         self.pointer = pointer
         self.documents = documents
+        # What every flavor's per-host rows are also made of.
+        self.host_index_tags = tuple(
+            entry.etag for name, entry in sorted(documents.items())
+            if pub.is_hosts_page(name))
         self.timestamp = pub.epoch(pointer.get(pub.TIMESTAMP))
         self.last_modified = (
             wsgiref.handlers.format_date_time(self.timestamp)
@@ -81,9 +78,11 @@ class Generation:
 class View(collections.namedtuple('View', 'generation stale age trouble')):
     """What one request answers from.
 
-    generation: the Generation; stale: whether to say the data is stale;
-    age: seconds since the data was collected (None if unknown); trouble:
-    why the cache could not be trusted just now, or None.
+    generation: the Generation, None when this process has none (nothing
+    published yet, or trouble says why not); stale: whether to say the
+    data is stale; age: seconds since the data was collected (None if
+    unknown); trouble: why the cache could not be trusted just now, or
+    None.
     """
 
 
@@ -101,13 +100,12 @@ def _succeeds(newest, generation):
 class GenerationWatcher:
     """The current generation of a store, for one API process."""
 
-    def __init__(self, store, check_interval, stale_after, listeners=(),
+    def __init__(self, reader, check_interval, stale_after,
                  clock=time.monotonic, wall_clock=time.time):
-        """listeners: callables given each new Generation."""
-        self._store = store
+        """reader: the publication.reader.Reader of one cloud."""
+        self._reader = reader
         self._check_interval = check_interval
         self._stale_after = stale_after
-        self._listeners = list(listeners)
         self._clock = clock
         self._wall_clock = wall_clock
         self._check_lock = threading.Lock()
@@ -118,14 +116,24 @@ class GenerationWatcher:
         # (Generation, when to serve it): newer than the one served, read
         # but not served before its time.
         self._pending = None
+        # The id of the generation some of whose parts are missing.
+        self._lost = None
+
+    def lost(self, generation):
+        """Parts of generation are missing: stale until the next one."""
+        with self._check_lock:
+            if self._lost != generation.id:
+                LOG.warning('Parts of generation %s are missing from the '
+                            'cache (a memcached server restarted, or '
+                            'evicted them); the worker is asked to '
+                            'publish them again', generation.id)
+            self._lost = generation.id
+            served, trouble = self._state
+            if served is generation and not trouble:
+                self._state = (served, LOST_PARTS)
 
     def view(self, force=False):
-        """The View a request answers from.
-
-        Raises NoData when nothing was ever published, Unavailable when
-        the cache fails before this process saw any generation. force
-        reads the pointer now, whatever the interval.
-        """
+        """The View a request answers from; force reads the pointer now."""
         if force or self._clock() >= self._next_check or \
                 self._state == (None, None):
             # Nothing published when last asked: ask at once, so that
@@ -133,9 +141,7 @@ class GenerationWatcher:
             self._check(force)
         generation, trouble = self._state
         if generation is None:
-            if trouble:
-                raise Unavailable(trouble)
-            raise NoData()
+            return View(None, True, None, trouble)
         age = None
         if generation.timestamp is not None:
             age = max(0.0, self._wall_clock() - generation.timestamp)
@@ -156,13 +162,18 @@ class GenerationWatcher:
     def _resolve(self, generation, trouble):
         try:
             newest = self._newest(generation)
-        except store_mod.MissingData:
+        except reader_mod.MissingData:
             newest = None  # the pointer is there, its manifest is not
-        except store_mod.CacheError as exc:
+        except reader_mod.CacheError as exc:
             if not trouble or not trouble.startswith(UNREACHABLE):
                 LOG.warning('Cache unreachable (%s); serving the last '
                             'data this process has, marked stale', exc)
             return generation, '%s: %s' % (UNREACHABLE, exc)
+        except UnreadableFormat as exc:
+            if trouble != str(exc):
+                LOG.warning('%s; serving what this process has, marked '
+                            'stale', exc)
+            return generation, str(exc)
         if newest is None:
             if generation is None:
                 return None, None
@@ -171,6 +182,8 @@ class GenerationWatcher:
                             'generation %s, marked stale, until the '
                             'worker publishes again', generation.id)
             return generation, _LOST
+        if newest.id == self._lost:
+            return newest, LOST_PARTS
         if trouble:
             LOG.info('Cache readable again')
         if newest is not generation:
@@ -181,8 +194,6 @@ class GenerationWatcher:
                                        self._clock() + wait)
                 return generation, None
             self._pending = None
-            for listener in self._listeners:
-                listener(newest)
             LOG.debug('Now serving generation %s', newest.id)
         return newest, None
 
@@ -194,8 +205,7 @@ class GenerationWatcher:
         """
         if self._pending is not None and self._pending[0] is generation:
             return self._pending[1]
-        # Without PUBLISHED_AT (an older worker's pointer): at once.
-        published_at = generation.pointer.get(pub.PUBLISHED_AT, 0)
+        published_at = generation.pointer[pub.PUBLISHED_AT]
         serve_at = min(published_at, self._wall_clock()) + \
             self._check_interval
         self._pending = (generation, serve_at)
@@ -203,7 +213,7 @@ class GenerationWatcher:
 
     def _newest(self, generation):
         """The Generation the pointer names; None when there is none."""
-        pointer = self._store.current()
+        pointer = self._reader.current()
         if pointer is None:
             return None
         pending = self._pending[0] if self._pending else None
@@ -211,4 +221,16 @@ class GenerationWatcher:
             if known is not None and \
                     pointer.get(pub.GENERATION) == known.id:
                 return known
-        return Generation(pointer, self._store.manifest(pointer))
+        if pointer.get(pub.FORMAT) != pub.FORMAT_VERSION:
+            raise UnreadableFormat(pointer.get(pub.FORMAT))
+        return Generation(pointer, self._reader.manifest(pointer))
+
+
+class UnreadableFormat(Exception):
+    """The pointer names a generation this API cannot read."""
+
+    def __init__(self, found):
+        super().__init__(
+            'the published data is in format %s, this API reads format %d: '
+            'run the workers and the API of the same release'
+            % (found or 1, pub.FORMAT_VERSION))

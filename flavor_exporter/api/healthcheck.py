@@ -35,13 +35,12 @@ from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import opts
 from oslo_middleware.healthcheck import pluginbase
 
-from flavor_exporter.api import generations
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 
 NAMESPACE = healthcheck.Healthcheck.NAMESPACE
 PLUGIN = 'flavor_exporter_data'
-# How the middleware hands the readers to the plugin it instantiates.
-READERS_KEY = 'flavor_exporter_readers'
+# How the middleware hands the queries to the plugin it instantiates.
+QUERIES_KEY = 'flavor_exporter_queries'
 DEGRADED = 'DEGRADED: '
 
 
@@ -55,11 +54,11 @@ class DataFreshnessCheck(pluginbase.HealthcheckBaseExtension):
 
     def __init__(self, oslo_conf, conf):
         super().__init__(oslo_conf, conf)
-        self._readers = conf[READERS_KEY]
+        self._queries = conf[QUERIES_KEY]
 
     def healthcheck(self, server_port):
-        results = [(name, cloud_health(reader))
-                   for name, reader in self._readers.items()]
+        results = [(name, cloud_health(self._queries.probe(name)))
+                   for name in self._queries.names()]
         if len(results) == 1:
             return results[0][1]
         troubled = [(name, result) for name, result in results
@@ -82,17 +81,15 @@ class DataFreshnessCheck(pluginbase.HealthcheckBaseExtension):
             details=details)
 
 
-def cloud_health(reader):
-    """The HealthcheckResult of one cloud's data."""
-    try:
-        view = reader.view(fill=False)
-    except generations.NoData:
+def cloud_health(view):
+    """The HealthcheckResult of one cloud's data (a generations.View)."""
+    if view.generation is None and not view.trouble:
         return pluginbase.HealthcheckResult(
             available=False, reason='No capacity data published yet')
-    except generations.Unavailable as exc:
+    if view.generation is None:
         return pluginbase.HealthcheckResult(
             available=False, reason='Capacity data unreadable',
-            details=str(exc))
+            details=view.trouble)
     age = 'unknown' if view.age is None else '%.0f s' % view.age
     if view.stale:
         return pluginbase.HealthcheckResult(
@@ -112,12 +109,12 @@ def cloud_health(reader):
         available=True, reason='OK', details='data age %s' % age)
 
 
-def middleware(conf, readers):
+def middleware(conf, queries):
     """The healthcheck WSGI app, configured by [healthcheck] in conf.
 
-    readers: the reader.CloudReaders. conf must be the global CONF:
+    queries: the process's queries.Queries. conf must be the global CONF:
     oslo.middleware reads its options from there when given a dict, and
-    the dict is the only way to hand the readers to the plugin.
+    the dict is the only way to hand the queries to the plugin.
     """
     # stevedore only logs a plugin it cannot find; a healthcheck that
     # silently stopped checking the data would always say OK.
@@ -130,4 +127,4 @@ def middleware(conf, readers):
     backends = [PLUGIN] + [b for b in conf.healthcheck.backends
                            if b != PLUGIN]
     return healthcheck.Healthcheck(None, {'backends': backends,
-                                          READERS_KEY: readers})
+                                          QUERIES_KEY: queries})

@@ -25,7 +25,8 @@ depend on what the deployment calls their cloud.
 """
 
 from flavor_exporter.api import generations
-from flavor_exporter.common import published as pub
+from flavor_exporter.api import queries
+from flavor_exporter.publication import contract as pub
 
 CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
@@ -130,32 +131,31 @@ def merged(labelled_texts):
 class Exposition:
     """The whole /metrics body of every cloud an API process serves."""
 
-    def __init__(self, readers):
-        self._readers = readers
+    def __init__(self, queries):
+        self._queries = queries
         # cloud name -> (generation id, its labelled published gauges)
         self._published = {}
 
     def __call__(self):
         texts = []
-        for name, reader in self._readers.items():
-            try:
-                view = reader.view(fill=False)
-            except (generations.NoData, generations.Unavailable):
-                view = None
-            texts.append(self._published_gauges(name, reader, view))
-            live = '\n'.join(live_gauges(view, reader.status.get()))
+        for name in self._queries.names():
+            view = self._queries.peek(name)
+            texts.append(self._published_gauges(name, view))
+            live = '\n'.join(live_gauges(
+                view if view.generation is not None else None,
+                self._queries.status(name)))
             texts.append(labelled(live.encode('utf-8'), name))
         return merged(texts)
 
-    def _published_gauges(self, name, reader, view):
-        if view is None:
+    def _published_gauges(self, name, view):
+        if view.generation is None:
             return {}
         generation_id, families = self._published.get(name, (None, {}))
         if generation_id != view.generation.id:
             try:
-                held = reader.documents.get(view.generation, pub.METRICS)
-            except generations.Unavailable:
+                text = self._queries.metrics(name, view)
+            except queries.Unavailable:
                 return {}  # the next scrape tries again
-            families = labelled(held.body if held else b'', name)
+            families = labelled(text, name)
             self._published[name] = (view.generation.id, families)
         return families

@@ -22,10 +22,11 @@ elsewhere.
 import json
 
 import webob
-import webob.exc
 
-from flavor_exporter.api import generations
-from flavor_exporter.common import published as pub
+from flavor_exporter.api import access
+from flavor_exporter.api import filters
+from flavor_exporter.api import queries
+from flavor_exporter.publication import contract as pub
 
 JSON = 'application/json'
 # Whether the answer comes from data older than [api] stale_after, or from
@@ -39,13 +40,13 @@ def is_legacy(path):
     return path == LEGACY_PREFIX or path.startswith(LEGACY_PREFIX + '/')
 
 
-def representation_parts(if_none_match, held, view, content_type=JSON):
-    """(status, headers, body) of a Representation.
+def representation(held, view, if_none_match=None):
+    """(status, headers, body) of a queries.Representation.
 
-    if_none_match: the request's WebOb ETag matcher, or None when the
+    if_none_match: the request's WebOb entity tag matcher, None when the
     request has no If-None-Match; a match is a 304 without the body.
     """
-    headers = [('Content-Type', content_type),
+    headers = [('Content-Type', JSON),
                ('ETag', held.etag),
                (STALE_HEADER, 'true' if view.stale else 'false')]
     if held.last_modified:
@@ -54,14 +55,6 @@ def representation_parts(if_none_match, held, view, content_type=JSON):
         return '304 Not Modified', headers[1:], b''
     headers.append(('Content-Length', str(len(held.body))))
     return '200 OK', headers, held.body
-
-
-def representation(request, held, view, content_type=JSON):
-    """200 with a Representation's bytes, or 304 when the client has them."""
-    status, headers, body = representation_parts(
-        request.if_none_match if 'HTTP_IF_NONE_MATCH' in request.environ
-        else None, held, view, content_type)
-    return webob.Response(status=status, headerlist=headers, body=body)
 
 
 def body(value, content_type=JSON, status=200, headers=()):
@@ -88,25 +81,32 @@ def error(path, code, message, headers=()):
 
 
 def service_unavailable(message, retry_after):
-    """The exception controllers raise while there is nothing to serve."""
-    return webob.exc.HTTPServiceUnavailable(
-        detail=message, headers=[('Retry-After', str(retry_after))])
+    """(503, message, headers): nothing to serve yet, retry later."""
+    return 503, message, [('Retry-After', str(retry_after))]
 
 
-def no_data(exc, retry_after):
-    """The 503 for generations.NoData or generations.Unavailable exc."""
-    if isinstance(exc, generations.NoData):
-        message = ('No capacity data has been published yet; the worker '
-                   'publishes it after its first refresh.')
-    else:
-        message = 'The capacity data cannot be read (%s).' % exc
-    return service_unavailable(
-        '%s Retry in %d seconds.' % (message, retry_after), retry_after)
+def for_exception(exc, retry_after):
+    """(status code, message, headers) of what the queries raised.
+
+    None for an exception that is not the client's to hear about: the
+    caller logs it and answers 500.
+    """
+    if isinstance(exc, queries.NotFound):
+        return 404, str(exc), []
+    if isinstance(exc, filters.BadQuery):
+        return 400, str(exc), []
+    if isinstance(exc, access.Forbidden):
+        return 403, str(exc), []
+    if isinstance(exc, queries.NoData):
+        return service_unavailable(
+            'No capacity data has been published yet; the worker '
+            'publishes it after its first refresh. Retry in %d seconds.'
+            % retry_after, retry_after)
+    if isinstance(exc, queries.Unavailable):
+        return service_unavailable(
+            'The capacity data cannot be read (%s). Retry in %d seconds.'
+            % (exc, retry_after), retry_after)
+    return None
 
 
-def current_view(reader, retry_after):
-    """reader.view(), or a 503 with Retry-After when there is no data."""
-    try:
-        return reader.view()
-    except (generations.NoData, generations.Unavailable) as exc:
-        raise no_data(exc, retry_after) from None
+INTERNAL_ERROR = 'Internal error; the API log has the details.'

@@ -26,7 +26,6 @@ from oslo_service import service
 from flavor_exporter._i18n import _
 from flavor_exporter.cmd import start
 from flavor_exporter.common import one_process
-from flavor_exporter.worker import on_miss
 from flavor_exporter.worker import refresh
 from flavor_exporter.worker import service as worker_service
 from flavor_exporter.wsgi import server
@@ -49,8 +48,7 @@ def main(argv):
     # One launch_service call per service would fork one process each.
     workers = worker_service.for_clouds(conf, options)
     launcher.launch_service(one_process.OneProcess(
-        workers.parts + [server.ApiService(
-            conf, sockets=[sock], on_miss=on_miss.factory(conf))]))
+        workers.parts + [server.ApiService(conf, sockets=[sock])]))
     return launcher.wait()
 
 

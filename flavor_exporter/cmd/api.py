@@ -37,8 +37,6 @@ from oslo_service import service
 
 from flavor_exporter._i18n import _
 from flavor_exporter.cmd import start
-from flavor_exporter.worker import on_miss
-from flavor_exporter.worker import refresh
 from flavor_exporter.wsgi import server
 
 LOG = log.getLogger(__name__)
@@ -63,9 +61,7 @@ def serve(conf, sock, application=None):
     """
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
     launcher.launch_service(
-        server.ApiService(
-            conf, sockets=[sock], application=application,
-            on_miss=on_miss.factory(conf)),
+        server.ApiService(conf, sockets=[sock], application=application),
         workers=workers(conf))
     LOG.info('Serving on %s:%d with %d processes of %d threads',
              conf.api.host_ip, sock.getsockname()[1], workers(conf),
@@ -73,17 +69,9 @@ def serve(conf, sock, application=None):
     return launcher.wait()
 
 
-def _check(conf):
-    if conf.api.compute_on_miss:
-        # The API computes on a cold cache with the worker's code:
-        # refuse a [pci] alias the worker would refuse, before
-        # processes start that could only fail later.
-        refresh.engine_options(conf)
-
-
 @start.command
 def main(argv):
-    conf, _checked = start.configure(PROG, argv, DESCRIPTION, _check)
+    conf, _ = start.configure(PROG, argv, DESCRIPTION)
     return serve(conf, start.listen(PROG, conf))
 
 

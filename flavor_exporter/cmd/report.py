@@ -23,13 +23,13 @@ from oslo_config import cfg
 from oslo_log import log
 
 from flavor_exporter._i18n import _
-from flavor_exporter.capacity import render
 from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import render
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import refresh
 
@@ -227,7 +227,7 @@ def main(argv):
     try:
         client = openstack.CloudClient.from_conf(conf, cloud.group)
         # Nothing is published: the documents are printed.
-        refresher = refresh.Refresher(conf, store=None, client=client,
+        refresher = refresh.Refresher(conf, publisher=None, client=client,
                                       options=options, cloud=cloud)
         if progress_wanted(conf, sys.stderr):
             with Progress(client, sys.stderr):

@@ -24,7 +24,7 @@ from flavor_exporter._i18n import _
 from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
-from flavor_exporter.common import store
+from flavor_exporter.publication import publisher
 from flavor_exporter.worker import refresh
 from flavor_exporter.worker import service as worker_service
 
@@ -63,9 +63,9 @@ def run_once(conf, options):
     status = 0
     backend = None
     for cloud in clouds.configured(conf):
-        cloud_store = store.DocumentStore.from_conf(conf, cloud, backend)
-        backend = cloud_store.backend
-        refresher = refresh.Refresher(conf, cloud_store, options=options,
+        cloud_publisher = publisher.Publisher.from_conf(conf, cloud, backend)
+        backend = cloud_publisher.backend
+        refresher = refresh.Refresher(conf, cloud_publisher, options=options,
                                       cloud=cloud)
         if not refresher.refresh():
             sys.stderr.write('%s: %s%s\n' % (PROG, cloud.log_prefix, _(

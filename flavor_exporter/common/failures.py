@@ -22,7 +22,7 @@ last cause (what actually happened) and a hint for the operator.
 from keystoneauth1 import exceptions as ks_exc
 
 from flavor_exporter._i18n import _
-from flavor_exporter.common import cache
+from flavor_exporter.publication import cache
 
 
 def causes(exc):

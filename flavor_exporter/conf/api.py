@@ -37,12 +37,17 @@ opts = [
     cfg.IntOpt('listen_backlog', default=1024, min=16,
                help='Listen queue size of the API socket.'),
     cfg.BoolOpt('compute_on_miss', default=False,
-                help='When the cache holds no data yet, compute it in the '
-                     'API process instead of answering 503: one '
-                     'computation across all API processes and machines '
-                     '(a lock in memcached), shared by all waiting '
-                     'requests. Costs API calls to the cloud from the API '
-                     'process.'),
+                help='When the cache holds no data, ask the leading '
+                     'worker to publish at once and wait for it (up to '
+                     '[api] compute_on_miss_timeout) instead of answering '
+                     '503: one refresh whatever the number of API '
+                     'processes and waiting requests. The API itself '
+                     'never reads the cloud.'),
+    cfg.IntOpt('compute_on_miss_timeout', default=120, min=1,
+               help='Seconds a request waits for a worker to publish when '
+                    '[api] compute_on_miss is set; then it is answered '
+                    '503. A cold refresh of a large cloud takes a minute '
+                    'or more.'),
     cfg.IntOpt('retry_after', default=30, min=1,
                help='Seconds put in the Retry-After header of a 503 '
                     'answered while the cache is cold.'),

@@ -21,7 +21,9 @@ opts = [
     cfg.IntOpt('refresh_interval', default=150, min=10,
                help='Seconds between two refreshes of the capacity data.'),
     cfg.IntOpt('initial_delay', default=0, min=0,
-               help='Seconds to wait before the first refresh.'),
+               help='Seconds to wait before the first refresh, unless an '
+                    'API process finds no data and asks for one ([api] '
+                    'compute_on_miss).'),
     cfg.IntOpt('flavor_access_max_age', default=900, min=0,
                help='Seconds a private flavor\'s access list (the projects '
                     'it is shared with, one os-flavor-access call per '

@@ -40,14 +40,18 @@ rules = [
         check_str=base.ANY_AUTHENTICATED,
         description='List the capacity of the flavors the caller may see.',
         operations=[{'method': 'GET', 'path': '/v2/flavors'},
-                    {'method': 'GET', 'path': '/gpus/flavors'}],
+                    {'method': 'GET', 'path': '/gpus/flavors'},
+                    {'method': 'GET', 'path': '/v2/clouds'},
+                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/flavors'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=FLAVOR_GET,
         check_str=base.ANY_AUTHENTICATED,
         description='Show the capacity of one flavor the caller may see.',
         operations=[{'method': 'GET', 'path': '/v2/flavors/{flavor}'},
-                    {'method': 'GET', 'path': '/gpus/flavors/{flavor_id}'}],
+                    {'method': 'GET', 'path': '/gpus/flavors/{flavor_id}'},
+                    {'method': 'GET',
+                     'path': '/v2/clouds/{cloud}/flavors/{flavor}'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=ALL_FLAVORS,
@@ -72,7 +76,8 @@ rules = [
         check_str=base.ADMIN_OR_SYSTEM_READER,
         description='Show how the worker last read the cloud: errors, '
                     'problems, API calls.',
-        operations=[{'method': 'GET', 'path': '/v2/status'}],
+        operations=[{'method': 'GET', 'path': '/v2/status'},
+                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/status'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=METRICS,

@@ -38,8 +38,8 @@ import datetime
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import render
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import render
 from flavor_exporter.worker import source
 
 ZONES = ('az1', 'az2')
@@ -121,19 +121,22 @@ def documents(flavor_list=None, collected_at=None, source='placement',
     return docs, pointer
 
 
-def publish(store, flavor_list=None, collected_at=None, host_list=None):
+def publish(publisher, flavor_list=None, collected_at=None,
+            host_list=None):
     """Publish the documents of a sample cloud as the worker does.
 
-    Returns {document name: bytes the API serves}, read back from store.
+    Returns {document name: bytes the API serves}, read back as the API
+    reads them.
     """
     collected_at = collected_at or datetime.datetime.now(
         datetime.timezone.utc)
     docs, pointer = documents(flavor_list, collected_at,
                               host_list=host_list)
-    pointer = store.publish(docs, pointer, collected_at)
-    store.write_status(status())
-    return {name: pub.served(name, store.read(entry), pointer)
-            for name, entry in store.manifest(pointer).items()}
+    pointer = publisher.publish(docs, pointer, collected_at)
+    publisher.write_status(status())
+    reader = publisher.reader
+    return {name: reader.read(entry)
+            for name, entry in reader.manifest(pointer).items()}
 
 
 class Source(source.Source):

@@ -26,14 +26,14 @@ from oslo_log import log
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import render
 from flavor_exporter.capacity import vector_fit
-from flavor_exporter.common import cache
 from flavor_exporter.common import clouds
 from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher as publisher_mod
+from flavor_exporter.publication import render
 from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
@@ -110,11 +110,11 @@ class Refresher:
     default the single (or default) one.
     """
 
-    def __init__(self, conf, store=None, client=None, source=None,
+    def __init__(self, conf, publisher=None, client=None, source=None,
                  options=None, cloud=None):
         self._conf = conf
         self.cloud = cloud or clouds.default(conf)
-        self._store = store
+        self._publisher = publisher
         self._client = client
         self._source = source
         self._options = (engine_options(conf) if options is None
@@ -153,16 +153,16 @@ class Refresher:
         try:
             # What the result may replace: if another worker publishes
             # meanwhile, this result is older than its and is dropped.
-            base = self._store.current()
+            base = self._publisher.reader.current()
             report = self.compute(self._fits)
             check_unreadable(
                 report, self._conf.capacity.max_unreadable_hosts_percent)
             documents, pointer = render.documents(report)
             pointer[pub.DURATION] = round(
                 time.monotonic() - started, 3)
-            published = self._store.publish(
+            published = self._publisher.publish(
                 documents, pointer, report.collected_at, base=base)
-        except store.Superseded as exc:
+        except publisher_mod.Superseded as exc:
             # Not a failure of this worker: the status is the other's.
             LOG.warning('%sRefresh dropped: %s', self.cloud.log_prefix, exc)
             return False
@@ -218,38 +218,46 @@ class Refresher:
             status[pub.LAST_SUCCESS_AT] = status[pub.LAST_ATTEMPT_AT]
             status[pub.CONSECUTIVE_FAILURES] = 0
         try:
-            self._store.write_status(status)
+            self._publisher.write_status(status)
         except cache.CacheError as exc:
             # A failed refresh already said the cache is down.
             LOG.log(log.DEBUG if error else log.WARNING,
                     'Could not record the refresh status: %s', exc)
 
-    def ensure_published(self):
-        """Publish the last good documents again if the cache lost them.
+    def ensure_published(self, asked=False):
+        """Publish the last good documents again if readers miss them.
 
-        memcached forgets everything when it restarts; without this the API
-        would answer 503 until the next refresh, up to refresh_interval.
+        memcached forgets everything when it restarts, and a server that
+        leaves or joins the ring moves where readers look for a part;
+        without this the API would answer 503 until the next refresh, up
+        to refresh_interval. asked: an API process found parts of the
+        current generation missing, which this worker cannot see: publish
+        again if that generation is its own. True when it published.
         """
         if self._last_documents is None:
             return False
         try:
-            current = self._store.current()
+            current = self._publisher.reader.current()
             if current is None:
                 base = None
-            elif self._store.lost_parts(self._last_published):
+            elif current[pub.GENERATION] != \
+                    self._last_published[pub.GENERATION]:
+                return False  # another worker's: not this one's to repeat
+            elif asked or self._publisher.lost_parts(self._last_published):
                 base = current
             else:
                 return False
             documents, pointer, collected_at = self._last_documents
-            self._last_published = self._store.publish(
+            self._last_published = self._publisher.publish(
                 documents, pointer, collected_at, rewrite=True, base=base)
-            self._store.write_status(self._status)
-        except store.Superseded as exc:
+            self._publisher.write_status(self._status)
+        except publisher_mod.Superseded as exc:
             LOG.debug('Not published again: %s', exc)
             return False
         except cache.CacheError as exc:
             LOG.debug('Cache still unavailable: %s', exc)
             return False
-        LOG.warning('%sThe cache had lost the published data; published '
-                    'the last good generation again', self.cloud.log_prefix)
+        LOG.warning('%sReaders missed published data (a memcached server '
+                    'restarted, or left or joined the ring); published the '
+                    'last good generation again', self.cloud.log_prefix)
         return True

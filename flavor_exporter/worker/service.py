@@ -18,6 +18,14 @@ With several workers only the leader refreshes (see leadership.py); the
 others check each [coordination] check_interval whether they lead now.
 Each cloud of [DEFAULT] clouds has its own service, timer thread and
 leadership: a cloud that fails or hangs delays no other.
+
+An API process that finds no data ([api] compute_on_miss), or parts of
+the current generation missing, asks through the cache; the leader
+answers at its next check by publishing its last good data again, or by
+refreshing (at most once per [api] retry_after). So a cold cache costs
+one computation, whoever asks, and no API process needs the cloud's
+credentials. Each check also looks for data the cache lost (a memcached
+server restarted, or left or joined the ring) and publishes it again.
 """
 
 import time
@@ -25,20 +33,16 @@ import time
 from oslo_log import log
 from oslo_service import service
 
-from flavor_exporter.common import cache
 from flavor_exporter.common import clouds
 from flavor_exporter.common import failures
 from flavor_exporter.common import one_process
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.worker import leadership
 from flavor_exporter.worker import refresh
 
 LOG = log.getLogger(__name__)
-
-# How often the cache is checked for lost data (a memcached restart);
-# one cheap get per server.
-CACHE_CHECK_INTERVAL = 10
 
 
 def for_clouds(conf, options):
@@ -66,17 +70,20 @@ class WorkerService(service.Service):
         self._wall_clock = wall_clock
         self.refresher = None
         self.leadership = None
-        self._store = None
+        self._publisher = None
         self._leads = False
         self._next_refresh = 0
-        self._next_check = 0
+        self._next_request = 0
+        # [worker] initial_delay: no refresh before, unless asked.
+        self._not_before = 0
 
     def start(self):
         super().start()
         # Clients are made here, after the launcher forked this process:
         # sockets must not be shared with the parent.
-        self._store = store.DocumentStore.from_conf(self._conf, self.cloud)
-        self.refresher = refresh.Refresher(self._conf, self._store,
+        self._publisher = publisher.Publisher.from_conf(
+            self._conf, self.cloud)
+        self.refresher = refresh.Refresher(self._conf, self._publisher,
                                            options=self._options,
                                            cloud=self.cloud)
         self.leadership = leadership.Leadership.from_conf(self._conf,
@@ -84,10 +91,9 @@ class WorkerService(service.Service):
         LOG.info('%sRefreshing capacity data every %d seconds when this '
                  'worker leads', self.cloud.log_prefix,
                  self._conf.worker.refresh_interval)
+        self._not_before = self._clock() + self._conf.worker.initial_delay
         # stop_on_exception=False: one failed tick must not end them all.
-        self.tg.add_dynamic_timer_args(
-            self.tick, initial_delay=self._conf.worker.initial_delay,
-            stop_on_exception=False)
+        self.tg.add_dynamic_timer_args(self.tick, stop_on_exception=False)
 
     def stop(self, graceful=False):
         if self.leadership is not None:
@@ -116,19 +122,59 @@ class WorkerService(service.Service):
         if not self._leads:
             # Just took over: the last leader's data may still be fresh.
             self._leads = True
-            self._next_refresh = now + self._published_for_another()
+            self._next_refresh = max(now + self._published_for_another(),
+                                     self._not_before)
         if now >= self._next_refresh:
             self._next_refresh = now + self._conf.worker.refresh_interval
             self.refresher.refresh()
-        elif now >= self._next_check:
-            self._next_check = now + CACHE_CHECK_INTERVAL
+            return self._until_next(interval)
+        request = self._refresh_request()
+        if request is not None:
+            self._answer(request, now)
+        else:
+            # Every tick: within a dead_retry of a server leaving or
+            # joining the ring, readers find every part again.
             self.refresher.ensure_published()
+        return self._until_next(interval)
+
+    def _until_next(self, interval):
         return max(0, min(interval, self._next_refresh - self._clock()))
+
+    def _refresh_request(self):
+        try:
+            return self._publisher.refresh_request()
+        except cache.CacheError as exc:
+            # The refresh says so when the cache fails; not every tick.
+            LOG.debug('Refresh requests unreadable: %s', exc)
+            return None
+
+    def _answer(self, request, now):
+        """An API process found no data, or parts of it missing."""
+        missing_in = request.get(pub.GENERATION)
+        current = self._publisher.reader.current()
+        if current is not None and current[pub.GENERATION] != missing_in:
+            self._publisher.clear_refresh_request()
+            return  # published since it asked
+        # Publishing the last good data again costs the cloud nothing;
+        # reading the cloud again is for at most once per retry_after,
+        # the request waiting until then.
+        if self.refresher.ensure_published(asked=True):
+            self._publisher.clear_refresh_request()
+            return
+        if now < self._next_request:
+            return
+        LOG.info('%sAn API process found %s; refreshing now',
+                 self.cloud.log_prefix,
+                 'no data' if missing_in is None else 'parts missing')
+        self._publisher.clear_refresh_request()
+        self._next_request = now + self._conf.api.retry_after
+        self._next_refresh = now + self._conf.worker.refresh_interval
+        self.refresher.refresh()
 
     def _published_for_another(self):
         """Seconds until the published data is refresh_interval old."""
         try:
-            pointer = self._store.current()
+            pointer = self._publisher.reader.current()
         except cache.CacheError:
             return 0
         collected = pub.epoch(pointer and pointer.get(pub.TIMESTAMP))

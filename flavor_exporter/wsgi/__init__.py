@@ -11,12 +11,14 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""WSGI entry points."""
+"""How the API is served: the WSGI entry point, the server, the socket.
+
+The application itself is flavor_exporter.api; this package runs it.
+"""
 
 import warnings
 
-# As in flavor_exporter.cmd: the application may import the worker's code
-# (compute_on_miss), which imports eventlet through futurist, whose
-# deprecation warning would fill the server's log; nothing here runs
-# eventlet.
+# As in flavor_exporter.cmd: the server imports oslo.service, which imports
+# eventlet through futurist, whose deprecation warning would fill the
+# server's log; nothing here runs eventlet.
 warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')

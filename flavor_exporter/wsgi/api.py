@@ -25,7 +25,6 @@ cache connections, which must not be shared across a fork.
 
 from flavor_exporter.api import app
 from flavor_exporter.common import config
-from flavor_exporter.worker import on_miss
 from flavor_exporter.wsgi import environment as wsgi_env
 
 
@@ -34,7 +33,7 @@ def init_application():
     config.prepare_service(
         [], default_config_files=wsgi_env.config_files())
     conf = config.CONF
-    return app.setup_app(conf, on_miss=on_miss.factory(conf))
+    return app.setup_app(conf)
 
 
 application = init_application()

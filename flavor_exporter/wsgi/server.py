@@ -133,9 +133,8 @@ class ApiService(service.Service):
     is created in start(), after the launcher's fork.
     """
 
-    def __init__(self, conf, store=None, on_miss=None, sockets=None,
-                 application=None):
-        """store and on_miss as flavor_exporter.api.app.setup_app takes.
+    def __init__(self, conf, backend=None, sockets=None, application=None):
+        """backend as flavor_exporter.api.app.setup_app takes.
 
         sockets: listening sockets (flavor_exporter.wsgi.port.listen) to
         serve on instead of binding [api] host_ip and port; application:
@@ -144,8 +143,7 @@ class ApiService(service.Service):
         """
         super().__init__()
         self._conf = conf
-        self._store = store
-        self._on_miss = on_miss
+        self._backend = backend
         self._sockets = sockets
         self._application = application
         self._server = None
@@ -159,8 +157,7 @@ class ApiService(service.Service):
         api = self._conf.api
         if self._application is None:
             auth.warn_if_open(self._conf)
-            application = app.setup_app(self._conf, self._store,
-                                        self._on_miss)
+            application = app.setup_app(self._conf, self._backend)
         else:
             application = self._application()
         self._server = ThreadedServer(

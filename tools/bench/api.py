@@ -21,8 +21,7 @@ server flavor-exporter-api runs, its processes and threads
 
 - bare: the same bytes from process memory, no framework (the
   yardstick);
-- stock: the API with Pecan's own getargspec;
-- fixed: the API as shipped, with flavor_exporter.api.pecan_compat;
+- api: the API as shipped;
 
 and measures each with wrk at 1, 16 and 64 connections (a few seconds
 each, in interleaved rounds, keeping each one's best), plus the CPU time
@@ -57,8 +56,8 @@ import webob
 
 from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.common import config
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store as store_mod
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from testcloud import loopback
 from tools.bench import api_apps
 from tools.bench import engine as bench_engine
@@ -70,7 +69,7 @@ HOSTS = 40
 # Path served -> the published document it serves as it is.
 DOCUMENTS = {'/gpus/flavors/': pub.LEGACY_LIST,
              '/v2/flavors/': pub.V2_LIST}
-APPS = ('bare', 'stock', 'fixed')
+APPS = ('bare', 'api')
 TARGETS = {'ratio_to_bare': 0.8, 'p99_ms_at_64': 20.0,
            'slow_clients_max_ms': 100.0}
 #: Slow connections held open while others are timed.
@@ -182,11 +181,10 @@ class Bench:
         conf.set_override('key_prefix', KEY_PREFIX, 'document_cache')
         conf.set_override('workers', self.args.workers, 'api')
         self.conf = conf
-        self.store = store_mod.DocumentStore.from_conf(conf)
+        self.store = publisher.Publisher.from_conf(conf)
         pointer = publish(self.store, self.args.flavors)
         # What the API serves, stored under one key per path for bare.
-        served = {path: pub.served(name, self.store.document(pointer, name),
-                                   pointer)
+        served = {path: self.store.reader.document(pointer, name)
                   for path, name in DOCUMENTS.items()}
         self.bare_keys = {path: '%s:bare%s' % (KEY_PREFIX, path)
                           for path in DOCUMENTS}
@@ -278,7 +276,7 @@ class Bench:
                         best = results[name].get(str(c))
                         if best is None or row['rps'] > best['rps']:
                             results[name][str(c)] = row
-            slow = slow_clients.measure('127.0.0.1', servers['fixed'][1],
+            slow = slow_clients.measure('127.0.0.1', servers['api'][1],
                                         path, SLOW_CLIENTS, 100)
         finally:
             for process, _ in servers.values():
@@ -288,19 +286,11 @@ class Bench:
     def measure_cpu(self, path):
         key = self.bare_keys[path]
         bare = api_apps.Bare(self.memcached.servers[0], key)
-        fixed = api_apps.api(True, self.conf)
-        figures = {'bare': cpu_us_per_request(bare, path,
-                                              self.args.cpu_requests),
-                   'fixed': cpu_us_per_request(fixed, path,
-                                               self.args.cpu_requests)}
-        stock = api_apps.api(False, self.conf)
-        try:
-            figures['stock'] = cpu_us_per_request(stock, path,
-                                                  self.args.cpu_requests)
-        finally:
-            from flavor_exporter.api import pecan_compat
-            pecan_compat.install()
-        return figures
+        ours = api_apps.api(self.conf)
+        return {'bare': cpu_us_per_request(bare, path,
+                                           self.args.cpu_requests),
+                'api': cpu_us_per_request(ours, path,
+                                          self.args.cpu_requests)}
 
     def run(self):
         report = {
@@ -333,11 +323,6 @@ class Bench:
                     name: {c: _cpu_ratio(servers, name, c)
                            for c in servers[name]}
                     for name in servers},
-                'fixed_over_stock': {
-                    c: round(servers['fixed'][c]['rps'] /
-                             servers['stock'][c]['rps'], 2)
-                    for c in servers['fixed']
-                    if servers['stock'][c]['rps']},
                 'cpu_us_per_request': self.measure_cpu(path),
                 'slow_clients': slow,
             }
@@ -374,9 +359,6 @@ def table(report):
         lines.append('in-process CPU per request (us): %s' % ', '.join(
             '%s %s' % item
             for item in figures['cpu_us_per_request'].items()))
-        lines.append('fixed / stock req/s: %s' % ', '.join(
-            'c=%s %s' % item
-            for item in figures['fixed_over_stock'].items()))
         slow = figures['slow_clients']
         lines.append('with %d slow clients trickling headers: %d requests, '
                      '%d unanswered, p50 %s ms, p99 %s ms, max %s ms'

@@ -17,8 +17,7 @@
   read from memcached once when the process starts and returned from
   process memory on every request, with no routing. The yardstick: the
   API cannot serve faster than this on the same server.
-- stock: flavor-exporter's API with Pecan's own getargspec.
-- fixed: flavor-exporter's API as shipped (pecan_compat installed).
+- api: flavor-exporter's API as shipped.
 
 ``python -m tools.bench.api_apps --config-file FILE...`` serves one of
 them as flavor-exporter-api serves the API (same processes, threads and
@@ -57,25 +56,20 @@ class Bare:
         return [self._body]
 
 
-def api(fixed=True, conf=None, store=None):
-    """flavor-exporter's API, with or without the getargspec fix."""
+def api(conf=None):
+    """flavor-exporter's API as its WSGI entry point builds it."""
     from flavor_exporter.api import app
-    from flavor_exporter.api import pecan_compat
     if conf is None:
         from flavor_exporter.wsgi import api as wsgi_api
-        application = wsgi_api.application
-    else:
-        application = app.setup_app(conf, store)
-    if not fixed:
-        pecan_compat.uninstall()
-    return application
+        return wsgi_api.application
+    return app.setup_app(conf)
 
 
 def make(name, environ=os.environ, conf=None):
     if name == 'bare':
         return Bare(environ[SERVER_ENV], environ[KEY_ENV])
-    if name in ('stock', 'fixed'):
-        return api(fixed=name == 'fixed', conf=conf)
+    if name == 'api':
+        return api(conf=conf)
     raise ValueError('unknown benchmark application %r' % name)
 
 

@@ -38,8 +38,8 @@ from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import render
 from flavor_exporter.capacity import request as request_mod
+from flavor_exporter.publication import render
 from tools.bench import synthetic_cloud
 
 ALIASES = ['{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}',

@@ -30,8 +30,9 @@ import os
 import signal
 import time
 
-from flavor_exporter.common import cache
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import publisher
+from flavor_exporter.publication import reader as reader_mod
 from testcloud import loopback
 
 T0 = datetime.datetime(2027, 1, 15, tzinfo=datetime.timezone.utc)
@@ -79,25 +80,24 @@ def main(argv=None):
         for server in servers:
             server.setUp()
         addresses = [server.servers[0] for server in servers]
-        publisher = store.DocumentStore(backend(addresses, args), 'bench',
-                                        3600)
-        reader = store.DocumentStore(backend(addresses, args), 'bench',
+        writer = publisher.Publisher(backend(addresses, args), 'bench',
                                      3600)
+        reader = reader_mod.Reader(backend(addresses, args), 'bench')
         documents = {'doc%d' % i: b'{"n":%d}' % i
                      for i in range(args.documents)}
-        pointer = publisher.publish(documents, {}, T0)
+        pointer = writer.publish(documents, {}, T0)
         figures = [measure(reader, args.documents, args.seconds,
                            'all up')]
         servers[1].process.send_signal(signal.SIGSTOP)
         figures.append(measure(reader, args.documents, args.seconds,
                                'one hung, parts not yet rewritten'))
-        pointer = publisher.publish(documents, {}, T0, rewrite=True,
-                                    base=pointer)
+        pointer = writer.publish(documents, {}, T0, rewrite=True,
+                                 base=pointer)
         figures.append(measure(reader, args.documents, args.seconds,
                                'one hung, parts rewritten'))
         servers[1].process.send_signal(signal.SIGCONT)
         servers[1].stop()
-        publisher.publish(documents, {}, T0, rewrite=True, base=pointer)
+        writer.publish(documents, {}, T0, rewrite=True, base=pointer)
         figures.append(measure(reader, args.documents, args.seconds,
                                'one dead, parts rewritten'))
     finally:

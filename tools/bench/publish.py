@@ -36,9 +36,9 @@ import random
 import time
 
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import render
-from flavor_exporter.common import cache
-from flavor_exporter.common import store as store_mod
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import publisher
+from flavor_exporter.publication import render
 from testcloud import loopback
 from tools.bench import engine as bench_engine
 
@@ -114,7 +114,7 @@ def main(argv=None):
     memcached.setUp()
     try:
         backend = CountingBackend(memcached.servers)
-        store = store_mod.DocumentStore(backend, 'bench', 86400)
+        store = publisher.Publisher(backend, 'bench', 86400)
         snapshot = bench_engine.synthetic_snapshot(args.hosts, args.flavors)
         moment = datetime.datetime.now(datetime.timezone.utc)
         rng = random.Random(7)
@@ -132,9 +132,9 @@ def main(argv=None):
             refresh(snapshot, store, backend, moment)
         figures['memcached_after_6_refreshes'] = memcached_holds(
             memcached.servers[0])
-        manifest = store.manifest(store.current())
+        manifest = store.reader.manifest(store.reader.current())
         figures['documents_mb_per_generation'] = round(sum(
-            len(store.read(entry)) for entry in manifest.values())
+            len(store.reader.read(entry)) for entry in manifest.values())
             / 2 ** 20, 1)
     finally:
         memcached.cleanUp()

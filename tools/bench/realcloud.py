@@ -40,8 +40,8 @@ import time
 import yaml
 
 from flavor_exporter.common import config
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store as store_mod
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.worker import refresh
 from testcloud import launcher
 from testcloud import loopback
@@ -129,7 +129,7 @@ def _refresh(refresher, store):
     cpu_started = time.process_time()
     published = refresher.refresh()
     seconds = time.perf_counter() - started
-    status = store.status()
+    status = store.reader.status()
     if not published:
         raise RuntimeError('refresh failed: %s' % refresher.last_error)
     return {'seconds': round(seconds, 2),
@@ -153,7 +153,7 @@ def measure(hosts, servers, workdir):
               flush=True)
         with loopback.MemcachedFixture() as memcached:
             conf = _configure(cloud, memcached)
-            store = store_mod.DocumentStore.from_conf(conf)
+            store = publisher.Publisher.from_conf(conf)
             try:
                 rss_before = _rss_mb()
                 refresher = refresh.Refresher(conf, store)

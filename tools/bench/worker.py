@@ -36,8 +36,8 @@ import resource
 import tempfile
 import time
 
-from flavor_exporter.common import cache
-from flavor_exporter.common import store as store_mod
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import publisher as publisher_mod
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import refresh
 from testcloud import loopback
@@ -84,15 +84,15 @@ def figures(fake, memcached):
     conf = collect._configure(fake)
     os.environ['OS_CLIENT_CONFIG_FILE'] = fake.clouds_yaml
     client = openstack.CloudClient.from_conf(conf)
-    store = store_mod.DocumentStore(
+    publisher = publisher_mod.Publisher(
         cache.MemcachedBackend(memcached.servers), 'bench', 86400)
     phases = Phases()
     source = refresh.make_source(conf, client)
     phases.wrap(source, 'collect', 'collect')
     phases.wrap(refresh.engine, 'compute', 'compute')
     phases.wrap(refresh.render, 'documents', 'render')
-    phases.wrap(store, 'publish', 'publish')
-    refresher = refresh.Refresher(conf, store=store, client=client,
+    phases.wrap(publisher, 'publish', 'publish')
+    refresher = refresh.Refresher(conf, publisher=publisher, client=client,
                                   source=source)
     found = {'cold': _refresh(refresher, client, phases, fake),
              'warm': _refresh(refresher, client, phases, fake)}

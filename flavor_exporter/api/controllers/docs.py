@@ -98,23 +98,14 @@ class DocsController:
         self._files = _Files()
 
     @pecan.expose()
-    def _route(self, args, request):
-        if not args:
-            # Relative links in the page need the trailing slash.
-            return self.to_index, []
-        if len(args) == 1:
-            return self.asset, args
-        raise webob.exc.HTTPNotFound()
-
-    @pecan.expose()
-    def to_index(self):
+    def docs_redirect(self):
+        # Relative links in the page need the trailing slash.
         return webob.Response(status=301, location='docs/',
                               content_type=None)
 
     @pecan.expose()
-    def asset(self, name=''):
-        # Pecan passes no argument for the empty segment of "/docs/".
-        found = self._files.get(name)
+    def docs(self, asset=''):
+        found = self._files.get(asset)
         if found is None:
             raise webob.exc.HTTPNotFound()
         content, kind = found

@@ -11,21 +11,20 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""/: the version document, and the routes that hang from the root.
+"""The Pecan root: the PAGE routes of the route table, and /.
 
-/healthcheck is not here: oslo.middleware answers it before Pecan (see
-flavor_exporter.api.app).
+Pecan does not look routes up itself: dispatch.py matched the request
+against the table (routes.py) and checked its policy; ``_route`` hands
+Pecan the controller method the route names, with the path's parameters.
 """
 
 import pecan
 
-from flavor_exporter.api import access
 from flavor_exporter.api.controllers import docs
-from flavor_exporter.api.controllers import legacy
 from flavor_exporter.api.controllers import v2
+from flavor_exporter.api import dispatch
 from flavor_exporter.api import metrics
 from flavor_exporter.api import responses
-from flavor_exporter.policies import capacity as policies
 from flavor_exporter import version
 
 
@@ -64,25 +63,37 @@ def version_document():
 
 class RootController:
 
-    def __init__(self, readers, retry_after, stale_after):
-        """readers: the reader.CloudReaders of this process."""
-        self._metrics = metrics.Exposition(readers)
+    def __init__(self, queries, stale_after):
+        v2_pages = v2.V2Controller(queries, stale_after)
+        docs_pages = docs.DocsController()
+        self._metrics = metrics.Exposition(queries)
         self._version = responses.body(version_document()).body
         self._openapi = docs.openapi_document()
-        self.gpus = legacy.GpusController(readers.default, retry_after)
-        self.v2 = v2.V2Controller(readers, retry_after, stale_after)
-        self.docs = docs.DocsController()
+        # Handler names of the route table -> controller methods.
+        self._pages = {
+            'version': self.version,
+            'openapi': self.openapi,
+            'metrics': self.metrics,
+            'status': v2_pages.status,
+            'clouds': v2_pages.clouds,
+            'docs': docs_pages.docs,
+            'docs_redirect': docs_pages.docs_redirect,
+        }
 
     @pecan.expose()
-    def index(self):
+    def _route(self, args, request):
+        route, params = request.environ[dispatch.ROUTE_KEY]
+        return self._pages[route.handler], list(params.values())
+
+    @pecan.expose()
+    def version(self):
         return responses.body(self._version)
 
-    @pecan.expose(route='openapi.json')
+    @pecan.expose()
     def openapi(self):
         return responses.body(self._openapi)
 
-    @pecan.expose(route='metrics')
-    def metrics_(self):
-        access.of(pecan.request).require(policies.METRICS)
+    @pecan.expose()
+    def metrics(self):
         return responses.body(self._metrics(),
                               content_type=metrics.CONTENT_TYPE)

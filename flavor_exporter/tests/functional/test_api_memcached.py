@@ -20,7 +20,7 @@ import time
 import webtest
 
 from flavor_exporter.api import app
-from flavor_exporter.common import store
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud
 from testcloud import loopback
@@ -37,7 +37,7 @@ class TestApiOverMemcached(base.TestCase):
                    socket_timeout=0.5)
         self.flags(group='api', generation_check_interval=0)
         # The worker's side: its own client, as in another process.
-        self.worker_store = store.DocumentStore.from_conf(self.conf)
+        self.worker_store = publisher.Publisher.from_conf(self.conf)
         self.addCleanup(self.worker_store.close)
         self.app = webtest.TestApp(app.setup_app(self.conf))
 
@@ -65,8 +65,12 @@ class TestApiOverMemcached(base.TestCase):
                          self.app.get('/v2/flavors/').body)
         one = flavors[7]
         served = self.app.get('/v2/flavors/' + one.name).json
-        # The published flavor, with its per-host rows put back in.
+        # The published flavor, with its per-host rows and excluded hosts
+        # put back in.
         self.assertEqual(40, len(served['flavor'].pop('hosts')))
+        self.assertEqual(
+            json.loads(docs['v2/flavor/%s/hosts' % one.id])['excluded_hosts'],
+            served['flavor'].pop('excluded_hosts'))
         self.assertEqual(json.loads(docs['v2/flavor/%s' % one.id]), served)
         self.assertEqual(250, len(self.app.get(
             '/v2/flavors/?gpu=true&availability_zone=az2').json[
@@ -113,7 +117,7 @@ class TestApiOverMemcached(base.TestCase):
         # a worker's refresh would; the next one succeeds.)
         try:
             self.publish()
-        except store.CacheError:
+        except publisher.CacheError:
             self.publish()
         # pymemcache gives a failed server a retry delay: a second or two.
         deadline = time.monotonic() + 10

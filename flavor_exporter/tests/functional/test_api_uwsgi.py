@@ -23,7 +23,7 @@ import urllib.request
 
 import fixtures
 
-from flavor_exporter.common import store
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests import sample_cloud
@@ -77,7 +77,7 @@ class TestFlavorExporterApi(base.TestCase):
         self.flags(group='document_cache',
                    memcache_servers=self.memcached.servers,
                    key_prefix='uwsgi-test')
-        self.store = store.DocumentStore.from_conf(self.conf)
+        self.store = publisher.Publisher.from_conf(self.conf)
         self.addCleanup(self.store.close)
 
     def start(self):

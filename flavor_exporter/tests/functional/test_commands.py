@@ -27,7 +27,7 @@ import time
 
 import fixtures
 
-from flavor_exporter.common import store
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.functional import test_api_uwsgi
@@ -49,7 +49,7 @@ class CommandsTestCase(base.TestCase):
         self.workdir = self.useFixture(fixtures.TempDir()).path
         self.flags(group='document_cache',
                    memcache_servers=self.memcached.servers)
-        self.store = store.DocumentStore.from_conf(self.conf)
+        self.store = publisher.Publisher.from_conf(self.conf)
         self.addCleanup(self.store.close)
 
     def write_config(self, cloud_name=None, backend='memcached', **extra):
@@ -175,11 +175,11 @@ class TestWorkerAndApi(CommandsTestCase):
         before = self.wait_for('/v2/flavors/', timeout=120)
 
         self.memcached.restart()
-        self.assertIsNone(self.store.current())
+        self.assertIsNone(self.store.reader.current())
         # The worker notices the empty cache within its 10 s check and
         # publishes its last good generation again, original time kept.
         deadline = time.monotonic() + 60
-        while self.store.current() is None:
+        while self.store.reader.current() is None:
             self.assertLess(time.monotonic(), deadline,
                             self.log_of('flavor-exporter-worker'))
             time.sleep(0.5)
@@ -189,6 +189,25 @@ class TestWorkerAndApi(CommandsTestCase):
         self.assertIn('published the last good generation again',
                       self.log_of('flavor-exporter-worker'))
 
+    def test_a_cold_api_asks_the_worker_and_waits(self):
+        config = self.write_config(lines=[
+            '[worker]', 'initial_delay = 3600',
+            '[api]', 'compute_on_miss = true'])
+        expected = self.report(config)
+        self.start('flavor-exporter-worker', config)
+        self.start('flavor-exporter-api', config)
+        loopback.wait_for_port(self.port, timeout=60)
+        # An hour before the worker would refresh on its own.
+        served = self.wait_for('/v2/flavors/', timeout=120)
+        self.assertEqual(
+            {f['name']: (f['total'], f['available'])
+             for f in expected['flavors']},
+            {f['name']: (f['total'], f['available'])
+             for f in served['flavors']})
+        log = self.log_of('flavor-exporter-worker')
+        self.assertIn('An API process found no data; refreshing now', log)
+        self.assertEqual(1, log.count('Published capacity of'), log)
+
     def test_run_once_fails_clearly_and_publishes_nothing(self):
         config = self.write_config(cloud_name='no-such-cloud')
         done = self.run_command('flavor-exporter-worker', '--config-file',
@@ -196,9 +215,9 @@ class TestWorkerAndApi(CommandsTestCase):
         self.assertEqual(1, done.returncode)
         self.assertIn('the refresh failed', done.stderr)
         self.assertIn('no-such-cloud', done.stderr)
-        self.assertIsNone(self.store.current())
+        self.assertIsNone(self.store.reader.current())
         self.assertIn('no-such-cloud',
-                      self.store.status()['last_error']['message'])
+                      self.store.reader.status()['last_error']['message'])
         # oslo.log writes to stdout here: one ERROR line, no traceback.
         errors = [line for line in done.stdout.splitlines()
                   if ' ERROR ' in line]
@@ -216,7 +235,7 @@ class TestWorkerAndApi(CommandsTestCase):
             ['flavor-exporter-worker: %s: [worker] has no option '
              '"refresh_intervall"; did you mean "refresh_interval"?'
              % config], done.stderr.splitlines())
-        self.assertIsNone(self.store.status())
+        self.assertIsNone(self.store.reader.status())
 
     def test_bad_alias_stops_the_worker_before_it_starts(self):
         config = self.write_config(
@@ -228,8 +247,8 @@ class TestWorkerAndApi(CommandsTestCase):
             ["flavor-exporter-worker: [pci] alias 'T4' needs vendor_id and "
              "product_id, or resource_class"], done.stderr.splitlines())
         # It stopped before its first refresh: not even a failure recorded.
-        self.assertIsNone(self.store.current())
-        self.assertIsNone(self.store.status())
+        self.assertIsNone(self.store.reader.current())
+        self.assertIsNone(self.store.reader.status())
 
 
 class TestReadsNeverGoBack(CommandsTestCase):
@@ -243,17 +262,16 @@ class TestReadsNeverGoBack(CommandsTestCase):
         self.start('flavor-exporter-api', config)
         loopback.wait_for_port(self.port, timeout=60)
         self.wait_for('/gpus/flavors', timeout=120)
-        # The legacy list's timestamp is the latest refresh's.
+        # The sequence of the generation each answer came from.
         seen = []
         deadline = time.monotonic() + 22
         while time.monotonic() < deadline or len(set(seen)) < 3:
             self.assertLess(time.monotonic(), deadline + 60,
                             'fewer than three refreshes: %s' % sorted(
                                 set(seen)))
-            status, _, body = test_api_uwsgi.fetch(self.port,
-                                                   '/gpus/flavors')
+            status, _, body = test_api_uwsgi.fetch(self.port, '/v2/status')
             self.assertEqual(200, status, body)
-            seen.append(json.loads(body)['timestamp'])
+            seen.append(json.loads(body)['current']['sequence'])
         went_back = [(a, b) for a, b in zip(seen, seen[1:]) if b < a]
         self.assertEqual([], went_back, '%d answers' % len(seen))
 
@@ -321,7 +339,7 @@ class TestOtherCommands(CommandsTestCase):
         names = {f['flavor_name'] for f in legacy['flavors']}
         self.assertIn('de.NBI 2 GPU V100 large', names)
         # Nothing went to memcached: the process kept it to itself.
-        self.assertIsNone(self.store.current())
+        self.assertIsNone(self.store.reader.current())
 
 
 class TestHelpAlone(base.TestCase):

@@ -138,7 +138,7 @@ class FrontEndMixin:
                           % (self.command, self.port)],
                          done.stderr.splitlines())
         # Before any refresh: nothing was published.
-        self.assertIsNone(self.store.current())
+        self.assertIsNone(self.store.reader.current())
 
 
 class TestApiCommand(FrontEndMixin, test_commands.CommandsTestCase):

@@ -28,8 +28,8 @@ import time
 
 import yaml
 
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests.functional import test_commands
 from testcloud import faultproxy
 
@@ -78,8 +78,8 @@ class TestLeaderFrozenMidRefresh(test_commands.CommandsTestCase):
     def watch_sequence(self):
         while self.watching:
             try:
-                pointer = self.store.current()
-            except store.CacheError:
+                pointer = self.store.reader.current()
+            except publisher.CacheError:
                 pointer = None
             if pointer is not None:
                 self.sequences.append(pointer[pub.SEQUENCE])
@@ -108,7 +108,7 @@ class TestLeaderFrozenMidRefresh(test_commands.CommandsTestCase):
         self.start_worker('worker-b')
         self.wait_until(lambda: self.sequences[-1] > frozen_at,
                         'the second worker did not take over and publish')
-        taken_over = self.store.current()
+        taken_over = self.store.reader.current()
 
         # The held call answers while the leader is frozen; resumed, it
         # finishes its refresh and tries to publish on an old base.
@@ -119,7 +119,7 @@ class TestLeaderFrozenMidRefresh(test_commands.CommandsTestCase):
         self.assertNotIn('Published capacity of',
                          self.log_of('worker-a').split('Refresh dropped')[1])
         self.assertEqual(sorted(self.sequences), self.sequences)
-        current = self.store.current()
+        current = self.store.reader.current()
         self.assertGreaterEqual(current[pub.SEQUENCE],
                                 taken_over[pub.SEQUENCE])
         self.wait_until(lambda: 'lost the leadership' in

@@ -37,8 +37,8 @@ from keystoneauth1.identity import v3
 from keystoneauth1 import session as ks_session
 import requests
 
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from testcloud import loopback
@@ -138,7 +138,7 @@ class WorkerCredentialsBase(base.TestCase):
         self.workdir = self.useFixture(fixtures.TempDir()).path
         self.flags(group='document_cache',
                    memcache_servers=self.memcached.servers)
-        self.store = store.DocumentStore.from_conf(self.conf)
+        self.store = publisher.Publisher.from_conf(self.conf)
         self.addCleanup(self.store.close)
 
     def config(self, openstack_lines):
@@ -176,17 +176,17 @@ class WorkerCredentialsBase(base.TestCase):
 
     def assertPublishedFromCatalog(self, done):
         """The worker published what it read from the catalog's services."""
-        pointer = self.store.current()
+        pointer = self.store.reader.current()
         self.assertIsNotNone(pointer, done.stderr)
         # Only Keystone's URL was given: Placement (the source `auto`
         # picks when the catalog has it) and Nova came from the catalog.
         self.assertEqual('placement', pointer['source'])
         # oslo.log writes to stdout here (no log_file, no use_stderr).
         self.assertIn('Capacity source: placement', done.stdout)
-        document = json.loads(self.store.document(pointer,
-                                                  pub.V2_LIST))
+        document = json.loads(self.store.reader.document(pointer,
+                                                         pub.V2_LIST))
         self.assertCloudNumbers(document)
-        self.assertIsNone(self.store.status()['last_error'])
+        self.assertIsNone(self.store.reader.status()['last_error'])
 
     def assertCloudNumbers(self, document):
         found = numbers(document)
@@ -225,9 +225,9 @@ class TestKeystoneauthOptions(WorkerCredentialsBase):
         self.assertIn('HTTP 401', message)
         self.assertIn('Keystone refused the credentials', message)
         self.assertNotIn('not-the-password', done.stdout + done.stderr)
-        self.assertIsNone(self.store.current())
+        self.assertIsNone(self.store.reader.current())
         self.assertIn('HTTP 401',
-                      self.store.status()['last_error']['message'])
+                      self.store.reader.status()['last_error']['message'])
 
     def test_unresponsive_keystone_times_out(self):
         # Accepts connections (the kernel does) and never answers.
@@ -247,7 +247,7 @@ class TestKeystoneauthOptions(WorkerCredentialsBase):
         # Two requests of 2 s (version discovery, then the token) plus
         # the start of the process, which is slow on a busy machine.
         self.assertLess(elapsed, 90)
-        self.assertIsNone(self.store.current())
+        self.assertIsNone(self.store.reader.current())
 
 
 class TestOpenstackClientConfig(WorkerCredentialsBase):

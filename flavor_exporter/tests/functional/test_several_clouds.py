@@ -27,8 +27,8 @@ import testtools.content
 import yaml
 
 from flavor_exporter.common import clouds as clouds_mod
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.functional import test_api_uwsgi
 from flavor_exporter.tests.functional import test_commands
@@ -75,7 +75,7 @@ class SeveralCloudsTestCase(test_commands.CommandsTestCase):
         """self.stores: each cloud's, on [document_cache] as flagged now."""
         self.stores = {}
         for name in CLOUDS:
-            self.stores[name] = store.DocumentStore.from_conf(
+            self.stores[name] = publisher.Publisher.from_conf(
                 self.conf, self._cloud(name))
             self.addCleanup(self.stores[name].close)
 
@@ -123,8 +123,8 @@ class SeveralCloudsTestCase(test_commands.CommandsTestCase):
 
     def pointer(self, name):
         try:
-            return self.stores[name].current()
-        except store.CacheError:
+            return self.stores[name].reader.current()
+        except publisher.CacheError:
             return None
 
 

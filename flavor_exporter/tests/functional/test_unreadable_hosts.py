@@ -22,7 +22,7 @@ must say which host was left out and why, or keep the last good data.
 import webtest
 
 from flavor_exporter.api import app
-from flavor_exporter.common import store
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.worker import openstack
@@ -49,7 +49,7 @@ class UnreadableHostTest(base.TestCase):
         self.flags(group='api', generation_check_interval=0)
         self.proxy = self.useFixture(
             faultproxy.FaultProxy(self.cloud.placement_url))
-        self.store = store.DocumentStore.from_conf(self.conf)
+        self.store = publisher.Publisher.from_conf(self.conf)
         self.addCleanup(self.store.close)
         self.api = webtest.TestApp(app.setup_app(self.conf))
         conn = self.cloud.connection()
@@ -63,7 +63,7 @@ class UnreadableHostTest(base.TestCase):
         client = openstack.CloudClient(self.cloud.connection(
             placement_endpoint_override=self.proxy.url))
         return refresh.Refresher(
-            self.conf, store=self.store, client=client,
+            self.conf, publisher=self.store, client=client,
             source=placement_source.PlacementSource(self.conf)).refresh()
 
     def flavor(self, name):

@@ -14,13 +14,14 @@
 """The API under test: a real app over an in-memory store."""
 
 import datetime
+import threading
 
 import webtest
 
 from flavor_exporter.api import app
-from flavor_exporter.common import cache
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.worker import refresh
@@ -65,23 +66,41 @@ class ApiTestCase(base.TestCase):
         # Every request sees the latest publication.
         self.flags(group='api', generation_check_interval=0)
         self.backend = FlakyBackend()
-        self.store = store.DocumentStore(self.backend, 'test', 0)
-        # What [api] compute_on_miss runs: the worker's real refresh, over
-        # the sample cloud instead of a real one.
+        self.store = publisher.Publisher.from_conf(self.conf,
+                                                   backend=self.backend)
+        # What the worker that answers refresh requests collects: the
+        # sample cloud instead of a real one.
         self.source = sample.Source()
         self._app = None
-
-    def on_miss(self, store, cloud):
-        return refresh.Refresher(self.conf, store, client=object(),
-                                 source=self.source).refresh
 
     @property
     def app(self):
         """The WebTest app, built on first use (after the test's flags)."""
         if self._app is None:
-            self._app = webtest.TestApp(app.setup_app(
-                self.conf, self.store, on_miss=self.on_miss))
+            self._app = webtest.TestApp(app.setup_app(self.conf,
+                                                      self.backend))
         return self._app
+
+    def answer_refresh_requests(self, store=None):
+        """Run a worker's answer to refresh requests until the test ends.
+
+        What [api] compute_on_miss asks for: the worker's real refresh,
+        over the sample cloud, whenever an API process asked.
+        """
+        store = store or self.store
+        refresher = refresh.Refresher(self.conf, store, client=object(),
+                                      source=self.source)
+        stop = threading.Event()
+
+        def answer():
+            while not stop.wait(0.01):
+                if store.refresh_request() is not None:
+                    store.clear_refresh_request()
+                    refresher.refresh()
+        thread = threading.Thread(target=answer, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join)
+        self.addCleanup(stop.set)
 
     def publish(self, flavors=None, age=0):
         """Publish the sample cloud collected age seconds ago (its docs).
@@ -91,14 +110,15 @@ class ApiTestCase(base.TestCase):
         collected_at = (datetime.datetime.now(datetime.timezone.utc) -
                         datetime.timedelta(seconds=age))
         served = sample.publish(self.store, flavors, collected_at)
-        self.generation = self.store.current()[pub.GENERATION]
+        self.generation = self.store.reader.current()[pub.GENERATION]
         return served
 
     def forget(self, name):
         """Make the cache lose the stored parts of document name."""
-        entry = self.store.manifest(self.store.current())[name]
+        reader = self.store.reader
+        entry = reader.manifest(reader.current())[name]
         for part in entry.part_names():
-            del self.backend._items[pub.key(self.store._prefix, part)]
+            del self.backend._items[reader.key(part)]
 
     def assertJsonError(self, response, code, message=None, legacy=False):
         self.assertEqual(code, response.status_int)

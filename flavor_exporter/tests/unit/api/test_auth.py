@@ -25,6 +25,7 @@ from keystonemiddleware import opts as ks_opts
 import webob
 
 from flavor_exporter.api import auth
+from flavor_exporter.api import routes
 from flavor_exporter.tests.unit.api import base
 
 
@@ -60,7 +61,8 @@ class TestKeystoneStrategy(base.ApiTestCase):
         self.assertEqual(301, self.app.get('/docs').status_int)
 
     def test_public_prefix_does_not_reach_data(self):
-        self.app.get('/docs/../v2/flavors/', status=404)
+        # Only the table's public routes skip authentication.
+        self.app.get('/docs/../v2/flavors/', status=401)
         self.app.get('/healthcheck/../v2/flavors/', status=401)
 
     def test_noauth_has_no_middleware(self):
@@ -74,7 +76,7 @@ class TestPublicRoutes(base.ApiTestCase):
     def test_dispatch(self):
         public = mock.Mock(return_value=[b'public'])
         private = mock.Mock(return_value=[b'private'])
-        app = auth.PublicRoutes(public, private)
+        app = auth.PublicRoutes(public, private, routes.Router())
         for path, wanted in (('/', b'public'), ('', b'public'),
                              ('/healthcheck', b'public'),
                              ('/healthcheckx', b'private'),
@@ -88,9 +90,10 @@ class TestPublicRoutes(base.ApiTestCase):
 
     def test_wrap(self):
         inner = object()
-        self.assertIs(inner, auth.wrap(inner, self.conf))
+        router = routes.Router()
+        self.assertIs(inner, auth.wrap(inner, self.conf, router))
         self.flags(auth_strategy='keystone')
-        wrapped = auth.wrap(inner, self.conf)
+        wrapped = auth.wrap(inner, self.conf, router)
         self.assertIsInstance(wrapped, auth.PublicRoutes)
         self.assertIsInstance(wrapped._auth_app, auth_token.AuthProtocol)
 

@@ -15,14 +15,9 @@
 
 import re
 
-import webtest
-
-from flavor_exporter.api import app
-from flavor_exporter.api.middleware import hot_documents
-from flavor_exporter.common import store
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
-from flavor_exporter.tests.unit.api import test_hot_documents
 
 
 def ids(response):
@@ -35,7 +30,9 @@ class CloudsTestCase(base.ApiTestCase):
     def setUp(self):
         super().setUp()
         self.east, self.west = self.use_clouds('east', 'west')
-        self.west_store = store.DocumentStore.from_conf(
+        self.store = publisher.Publisher.from_conf(
+            self.conf, self.east, self.backend)
+        self.west_store = publisher.Publisher.from_conf(
             self.conf, self.west, self.backend)
 
     def publish_west(self):
@@ -64,7 +61,7 @@ class TestRoutes(CloudsTestCase):
             self.app.get('/v2/clouds/west/flavors/g2', status=404), 404,
             'No flavor has the id or name "g2"')
         status = self.app.get('/v2/clouds/west/status').json
-        self.assertEqual(self.west_store.current()['generation'],
+        self.assertEqual(self.west_store.reader.current()['generation'],
                          status['current']['generation'])
 
     def test_unprefixed_and_legacy_routes_serve_the_default_cloud(self):
@@ -72,7 +69,7 @@ class TestRoutes(CloudsTestCase):
         self.publish_west()
         self.assertEqual(ids(self.app.get('/v2/clouds/east/flavors/')),
                          ids(self.app.get('/v2/flavors/')))
-        self.assertEqual(self.store.current()['generation'],
+        self.assertEqual(self.store.reader.current()['generation'],
                          self.app.get('/v2/status').json['current'][
                              'generation'])
         self.assertEqual(['GPU.V100-small', 'gpu.a100'], sorted(
@@ -81,10 +78,8 @@ class TestRoutes(CloudsTestCase):
 
     def test_default_cloud_named(self):
         self.flags(default_cloud='west')
-        # self.store is the default cloud's: west's now.
-        self.publish_in(self.store, sample.flavors()[:2])
-        self.publish_in(store.DocumentStore.from_conf(
-            self.conf, self.east, self.backend), None)
+        self.publish_west()
+        self.publish_in(self.store, None)
         self.assertEqual(['1', 'g1'], ids(self.app.get('/v2/flavors/')))
         self.assertEqual(['gpu.a100'], [f['flavor_name'] for f in self.app.get(
             '/gpus/flavors').json['flavors']])
@@ -119,29 +114,22 @@ class TestRoutes(CloudsTestCase):
 
     def test_unknown_cloud(self):
         for path in ('/v2/clouds/north/flavors/', '/v2/clouds/north/status',
-                     '/v2/clouds/north'):
+                     '/v2/clouds/north/flavors/g1'):
             self.assertJsonError(
                 self.app.get(path, status=404), 404,
                 'No cloud is named "north"; GET /v2/clouds lists them.')
-        self.assertJsonError(self.app.get('/v2/clouds/east', status=404),
-                             404)
+        for path in ('/v2/clouds/east', '/v2/clouds/north'):
+            self.assertJsonError(self.app.get(path, status=404), 404)
         self.assertJsonError(
             self.app.get('/v2/clouds/?x=1', status=400), 400)
 
-    def test_cold_cloud_computed_on_miss_into_its_own_store(self):
+    def test_a_cold_cloud_asks_its_own_worker(self):
         self.flags(group='api', compute_on_miss=True)
-        computed = []
-
-        def on_miss(cloud_store, cloud):
-            computed.append(cloud.name)
-            return lambda: bool(sample.publish(cloud_store))
-        self._app = webtest.TestApp(app.setup_app(self.conf, self.store,
-                                                  on_miss=on_miss))
+        self.answer_refresh_requests(self.west_store)
         self.app.get('/v2/clouds/west/flavors/')
-        self.assertIsNotNone(self.west_store.current())
-        self.assertIsNone(self.store.current())
-        # One refresh per cloud is built; only west's ran.
-        self.assertEqual(['east', 'west'], computed)
+        self.assertIsNotNone(self.west_store.reader.current())
+        self.assertIsNone(self.store.reader.current())
+        self.assertEqual(1, self.source.collections)
 
 
 class TestMetrics(CloudsTestCase):
@@ -208,17 +196,3 @@ class TestHealthcheck(CloudsTestCase):
         self.assertEqual(b'cloud east: No capacity data published yet; '
                          b'cloud west: No capacity data published yet',
                          response.body)
-
-
-class TestHotDocuments(CloudsTestCase):
-
-    def test_each_clouds_list_served_without_the_application(self):
-        self.publish()
-        self.publish_west()
-        behind = test_hot_documents.Refusing(self.app.app)
-        fast = webtest.TestApp(hot_documents.HotDocuments(
-            behind, app.make_readers(self.conf, self.store)))
-        for path in ('/v2/clouds/west/flavors', '/v2/clouds/east/flavors/',
-                     '/v2/flavors/'):
-            self.assertEqual(self.app.get(path).body, fast.get(path).body)
-        self.assertEqual(0, behind.calls)

@@ -13,9 +13,11 @@
 #    under the License.
 """/gpus/flavors: the predecessor's shapes, byte for byte."""
 
+import dataclasses
 import json
 import re
 
+from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
 
 LEGACY_FIELDS = ['flavor_openstack_id', 'flavor_name', 'available', 'total']
@@ -75,7 +77,7 @@ class TestLegacy(base.ApiTestCase):
 
     def test_known_id_missing_from_cache_is_503(self):
         self.publish()
-        self.forget('legacy/flavors')
+        self.forget('legacy/flavor/g1')
         self.assertJsonError(self.app.get('/gpus/flavors/g1', status=503),
                              503, 'the cache lost', legacy=True)
 
@@ -107,3 +109,28 @@ class TestLegacy(base.ApiTestCase):
         response = self.app.get('/gpus/flavors')
         self.assertEqual(docs['legacy/flavors'], response.body)
         self.assertEqual('true', response.headers['X-Flavor-Exporter-Stale'])
+
+    def test_pollers_get_304_until_a_number_changes(self):
+        self.publish(age=300)
+        first = {path: self.app.get(path) for path in (
+            '/gpus/flavors/', '/gpus/flavors/g1')}
+        # Two more refreshes that read the same numbers.
+        self.publish(age=150)
+        self.publish()
+        for path, response in first.items():
+            again = self.app.get(path, headers={
+                'If-None-Match': response.headers['ETag']}, status=304)
+            self.assertEqual(response.headers['ETag'],
+                             again.headers['ETag'])
+            self.assertEqual(response.headers['Last-Modified'],
+                             again.headers['Last-Modified'])
+            # Its timestamp says when these numbers were first seen.
+            self.assertEqual(response.body, self.app.get(path).body)
+        flavors = sample.flavors()
+        flavors[2] = dataclasses.replace(flavors[2], name='GPU.renamed')
+        self.publish(flavors)
+        changed = self.app.get('/gpus/flavors/', headers={
+            'If-None-Match': first['/gpus/flavors/'].headers['ETag']})
+        self.assertEqual(200, changed.status_int)
+        self.assertNotEqual(first['/gpus/flavors/'].json['timestamp'],
+                            changed.json['timestamp'])

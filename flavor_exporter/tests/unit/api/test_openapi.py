@@ -11,65 +11,31 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""openapi.json describes exactly the routes the app has."""
+"""openapi.json and the policies describe exactly the route table."""
 
 import json
-import re
 
 import openapi_spec_validator
-from pecan import util as pecan_util
 
-from flavor_exporter.api import app
-from flavor_exporter.api.controllers import base as controllers_base
 from flavor_exporter.api.controllers import docs
-from flavor_exporter.api.controllers import root
-from flavor_exporter.api.controllers import v2
-from flavor_exporter.api import reader
+from flavor_exporter.api import routes
+from flavor_exporter.policies import capacity as policies
 from flavor_exporter.tests.unit.api import base
 
 # Sample values for path parameters, all of published flavors.
 SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default'}
 
 
-def _normal(path):
-    return re.sub(r'\{[^}]*\}', '{}', path)
-
-
-def app_routes():
-    """Every path the app answers, from its controllers, {} for keys."""
-    routes = {app.HEALTHCHECK_PATH}
-
-    def walk(controller, prefix):
-        if isinstance(controller, controllers_base.CollectionController):
-            routes.update([prefix, prefix + '/', prefix + '/{}'])
-            return
-        if isinstance(controller, v2.CloudsController):
-            # Its members are the clouds, each with the routes of one.
-            routes.update([prefix, prefix + '/'])
-            walk(next(iter(controller._clouds.values())), prefix + '/{}')
-            return
-        if isinstance(controller, docs.DocsController):
-            # Swagger UI's page; its assets are not API routes.
-            routes.add(prefix + '/')
-            return
-        for name in dir(controller):
-            if name.startswith('__'):
-                continue
-            value = getattr(controller, name)
-            if pecan_util.iscontroller(value):
-                if name == 'index':
-                    routes.add(prefix + '/')
-                else:
-                    segment = getattr(value, 'custom_route', None) or name
-                    routes.add(prefix + '/' + segment)
-            elif (not name.startswith('_') and
-                  type(value).__module__.startswith(
-                      'flavor_exporter.api.controllers')):
-                walk(value, prefix + '/' + name)
-
-    walk(root.RootController(reader.CloudReaders({'default': None},
-                                                 'default'), 30, 300), '')
-    return routes
+def documented_routes():
+    """{path: Route} of the table as OpenAPI lists paths."""
+    paths = {}
+    for route in routes.TABLE:
+        if route.operation is None:
+            continue
+        paths[route.path] = route
+        if route.collection:
+            paths[route.path.rstrip('/')] = route
+    return paths
 
 
 class TestOpenApi(base.ApiTestCase):
@@ -82,13 +48,34 @@ class TestOpenApi(base.ApiTestCase):
         openapi_spec_validator.validate(self.document)
 
     def test_every_route_documented_and_no_other(self):
-        documented = {_normal(p) for p in self.document['paths']}
-        routes = app_routes()
-        self.assertIn('/v2/flavors/{}', routes)  # the walk sees collections
-        self.assertEqual(set(), routes - documented,
-                         'routes missing from openapi.json')
-        self.assertEqual(set(), documented - routes,
-                         'openapi.json documents routes the app lacks')
+        self.assertEqual(sorted(documented_routes()),
+                         sorted(self.document['paths']))
+
+    def test_operations_are_the_tables(self):
+        for path, route in documented_routes().items():
+            operation = self.document['paths'][path]['get']['operationId']
+            self.assertIn(operation, (route.operation,
+                                      route.operation + 'Slash',
+                                      route.operation.replace(
+                                          'OfCloud', 'SlashOfCloud')))
+
+    def test_policies_document_the_tables_operations(self):
+        guarded = {}
+        for route in routes.TABLE:
+            if route.policy and route.operation:
+                guarded.setdefault(route.policy, set()).add(
+                    route.path.rstrip('/') if route.collection
+                    else route.path)
+        documented = {
+            rule.name: {op['path'] for op in rule.operations}
+            for rule in policies.list_rules()}
+        for rule, paths in guarded.items():
+            self.assertEqual(paths, documented[rule], rule)
+        # The rules that shape answers name only routes of the table.
+        tabled = {route.path.rstrip('/') if route.collection else route.path
+                  for route in routes.TABLE}
+        for rule in (policies.ALL_FLAVORS, policies.HOSTS):
+            self.assertLessEqual(documented[rule], tabled, rule)
 
     def test_documented_answers(self):
         self.publish()
@@ -107,5 +94,5 @@ class TestOpenApi(base.ApiTestCase):
     def test_public_routes_documented_public(self):
         public = {p for p, item in self.document['paths'].items()
                   if item['get'].get('security') == []}
-        self.assertEqual({'/', '/healthcheck', '/openapi.json', '/docs/'},
-                         public)
+        self.assertEqual({path for path, route in documented_routes().items()
+                          if route.public}, public)

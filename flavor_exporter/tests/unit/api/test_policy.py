@@ -19,7 +19,6 @@ the Pecan application. Real tokens are tested in
 tests/functional/test_keystone_auth.py.
 """
 
-import datetime
 import os
 
 import fixtures
@@ -28,7 +27,6 @@ import webtest
 
 from flavor_exporter.api import app
 from flavor_exporter.capacity import model
-from flavor_exporter.common import published as pub
 from flavor_exporter.tests import base as test_base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
@@ -69,8 +67,8 @@ class PolicyTestCase(base.ApiTestCase):
         super().setUp()
         self.flags(auth_strategy='keystone')
         self.publish(flavors())
-        self.pecan = webtest.TestApp(app.make_pecan_app(
-            app.make_readers(self.conf, self.store), self.conf))
+        self.pecan = webtest.TestApp(app.make_dispatcher(self.conf,
+                                                         self.backend))
 
     def get(self, path, caller, status=200):
         headers = {'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
@@ -136,14 +134,6 @@ class TestMembers(PolicyTestCase):
         nobody = {'roles': 'member,reader', 'project': 'proj-z'}
         self.assertEqual(self.PUBLIC, ids(self.get('/v2/flavors/', nobody)))
 
-    def test_data_of_an_older_worker_hides_every_private_flavor(self):
-        docs, pointer = sample.documents(flavors())
-        del docs[pub.ACCESS]
-        self.store.publish(docs, pointer, datetime.datetime.now(
-            datetime.timezone.utc))
-        self.flags(group='api', generation_check_interval=0)
-        self.assertEqual(self.PUBLIC, ids(self.get('/v2/flavors/', MEMBER)))
-
 
 class TestReaders(PolicyTestCase):
 
@@ -173,8 +163,8 @@ class TestReaders(PolicyTestCase):
         with open(policy_file, 'w') as f:
             f.write('"capacity:flavor:hosts": "role:member"\n')
         self.flags(group='oslo_policy', policy_file=policy_file)
-        self.pecan = webtest.TestApp(app.make_pecan_app(
-            app.make_readers(self.conf, self.store), self.conf))
+        self.pecan = webtest.TestApp(app.make_dispatcher(self.conf,
+                                                         self.backend))
         self.assertIn('hosts', self.get('/v2/flavors/1',
                                         MEMBER).json['flavor'])
 

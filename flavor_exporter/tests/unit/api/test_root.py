@@ -20,10 +20,10 @@ from unittest import mock
 import fixtures
 from oslo_middleware.healthcheck import opts as hc_opts
 
-from flavor_exporter.api import documents
-from flavor_exporter.api import hooks
+from flavor_exporter.api import dispatch
+from flavor_exporter.api import queries
 from flavor_exporter.capacity import model
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
 
@@ -184,6 +184,15 @@ class TestHealthcheck(base.ApiTestCase):
         response = self.app.get('/healthcheck', status=503)
         self.assertIn(b'stale', response.body)
 
+    def test_lost_parts_are_not_healthy(self):
+        self.publish()
+        self.forget('v2/flavors')
+        response = self.app.get('/healthcheck', status=503)
+        self.assertIn(b'Capacity data is stale', response.body)
+        self.assertEqual(200, self.app.get('/gpus/flavors/').status_int)
+        self.assertIn('cache lost parts', self.app.get(
+            '/v2/status').text)
+
     def test_unreadable(self):
         self.backend.down = True
         self.app.get('/healthcheck', status=503)
@@ -217,9 +226,9 @@ class TestErrors(base.ApiTestCase):
 
     def test_internal_error_hides_details(self):
         self.publish()
-        with mock.patch.object(documents.DocumentCache, 'get',
+        with mock.patch.object(queries.Queries, '_document',
                                side_effect=KeyError('secret')), \
-                mock.patch.object(hooks.LOG, 'error') as log_error:
+                mock.patch.object(dispatch.LOG, 'error') as log_error:
             response = self.app.get('/gpus/flavors', status=500)
         self.assertEqual(b'{"message":"Internal error; the API log has '
                          b'the details."}', response.body)

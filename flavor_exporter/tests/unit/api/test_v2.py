@@ -155,13 +155,16 @@ class TestOne(base.ApiTestCase):
     def test_by_id_and_by_name(self):
         docs = self.publish()
         by_id = self.app.get('/v2/flavors/g1')
-        # The published flavor, with its per-host rows put back in.
+        # The published flavor, with its per-host rows and the hosts
+        # excluded from it put back in.
         published = json.loads(docs['v2/flavor/g1'])
         served = by_id.json
         self.assertEqual([{'host': 'cmp000', 'node': 'cmp000.example.org',
                            'availability_zone': 'az1', 'total': 4,
                            'available': 2, 'limited_by': 'GPU_AGGREGATE'}],
                          served['flavor'].pop('hosts'))
+        self.assertEqual(json.loads(docs['v2/flavor/g1/hosts'])[
+            'excluded_hosts'], served['flavor'].pop('excluded_hosts'))
         self.assertEqual(published, served)
         by_name = self.app.get('/v2/flavors/gpu.a100')
         self.assertEqual(by_id.body, by_name.body)
@@ -341,6 +344,7 @@ class TestStatus(base.ApiTestCase):
 
     def test_status_does_not_compute(self):
         self.flags(group='api', compute_on_miss=True)
+        self.answer_refresh_requests()
         self.app.get('/v2/status')
         self.app.get('/metrics')
         self.app.get('/healthcheck', status=503)
@@ -351,17 +355,20 @@ class TestComputeOnMiss(base.ApiTestCase):
 
     def test_cold_cache_computed_once(self):
         self.flags(group='api', compute_on_miss=True)
+        self.answer_refresh_requests()
         self.assertEqual(['g2', 'g1'],
                          ids(self.app.get('/v2/flavors/?gpu=true')))
         self.app.get('/gpus/flavors')
         self.assertEqual(1, self.source.collections)
         # What the worker's refresh published is what is served.
-        self.assertEqual(self.store.current()['generation'],
+        self.assertEqual(self.store.reader.current()['generation'],
                          self.app.get('/v2/status').json['current'][
                              'generation'])
 
     def test_failed_computation_is_503(self):
-        self.flags(group='api', compute_on_miss=True, retry_after=9)
+        self.flags(group='api', compute_on_miss=True, retry_after=9,
+                   compute_on_miss_timeout=1)
+        self.answer_refresh_requests()
         self.source.failing = True
         response = self.app.get('/v2/flavors/', status=503)
         self.app.get('/v2/flavors/', status=503)
@@ -370,5 +377,6 @@ class TestComputeOnMiss(base.ApiTestCase):
         self.assertEqual(1, self.source.collections)
 
     def test_off_by_default(self):
+        self.answer_refresh_requests()
         self.app.get('/v2/flavors/', status=503)
         self.assertEqual(0, self.source.collections)

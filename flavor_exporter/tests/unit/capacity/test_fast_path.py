@@ -28,8 +28,8 @@ import fixtures
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import render
 from flavor_exporter.capacity import vector_fit
+from flavor_exporter.publication import render
 from flavor_exporter.tests import base
 
 ALIASES = pci_alias.parse_aliases([

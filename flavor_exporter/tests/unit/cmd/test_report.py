@@ -23,7 +23,7 @@ import fixtures
 from oslo_config import cfg
 
 from flavor_exporter.cmd import report
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.cmd import test_start

@@ -16,7 +16,7 @@ from unittest import mock
 
 from flavor_exporter.common import clouds
 from flavor_exporter.common import exceptions
-from flavor_exporter.common import store
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.worker import leadership
 from flavor_exporter.worker import openstack
@@ -94,11 +94,11 @@ class TestPerCloudParts(base.TestCase):
     def test_stores_and_locks_apart(self):
         east, west = self.use_clouds('east', 'west')
         self.flags(group='document_cache', backend='memory')
-        stores = [store.DocumentStore.from_conf(self.conf, c)
+        stores = [publisher.Publisher.from_conf(self.conf, c)
                   for c in (east, west)]
         stores[0].write_status({'cloud': 'east'})
-        self.assertEqual({'cloud': 'east'}, stores[0].status())
-        self.assertIsNone(stores[1].status())
+        self.assertEqual({'cloud': 'east'}, stores[0].reader.status())
+        self.assertIsNone(stores[1].reader.status())
         self.flags(group='document_cache', backend='memcached')
         names = {leadership.Leadership.from_conf(self.conf, c)._name
                  for c in (east, west)}

@@ -19,9 +19,8 @@ from keystoneauth1 import session as ks_session
 import webtest
 
 from flavor_exporter.api import app
-from flavor_exporter.common import cache
 from flavor_exporter.common import failures
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
 from flavor_exporter.tests import base
 from testcloud import loopback
 
@@ -116,8 +115,8 @@ class TestResponsesWithMemcachedDown(base.TestCase):
     def test_no_key_names(self):
         backend = cache.MemcachedBackend(['127.0.0.1:%d' % closed_port()])
         self.addCleanup(backend.close)
-        documents = store.DocumentStore(backend, 'secret-prefix', 0)
-        client = webtest.TestApp(app.setup_app(self.conf, documents))
+        self.flags(group='document_cache', key_prefix='secret-prefix')
+        client = webtest.TestApp(app.setup_app(self.conf, backend))
         for path in ('/v2/flavors/', '/v2/flavors/g1', '/gpus/flavors',
                      '/v2/status', '/healthcheck', '/metrics'):
             response = client.get(path, expect_errors=True)

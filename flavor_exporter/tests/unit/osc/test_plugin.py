@@ -37,10 +37,10 @@ import yaml
 
 from flavor_exporter.api import app
 from flavor_exporter.common import clouds
-from flavor_exporter.common import store
 from flavor_exporter.osc import cloud as osc_cloud
 from flavor_exporter.osc import flavor as osc_flavor
 from flavor_exporter.osc import plugin
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
 
@@ -72,7 +72,7 @@ class CommandTestCase(base.ApiTestCase):
 
     def serve(self):
         server = simple_server.make_server(
-            '127.0.0.1', 0, app.setup_app(self.conf, self.store),
+            '127.0.0.1', 0, app.setup_app(self.conf, self.backend),
             handler_class=QuietHandler)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
@@ -188,15 +188,18 @@ class TestSeveralClouds(CommandTestCase):
         clouds.register_opts(self.conf)
         # Every cloud's store on the test's cache, as one memcached.
         self.useFixture(fixtures.MockPatch(
-            'flavor_exporter.common.cache.backend_from_conf',
+            'flavor_exporter.publication.cache.backend_from_conf',
             return_value=self.backend))
+        # The default cloud's publisher: west's.
+        self.store = publisher.Publisher.from_conf(self.conf,
+                                                   backend=self.backend)
         self.publish()
         east = next(cloud for cloud in clouds.configured(self.conf)
                     if cloud.name == 'east')
         self.east_age = 3600
         self.assertGreater(self.east_age, app.stale_after(self.conf))
         sample.publish(
-            store.DocumentStore.from_conf(self.conf, east),
+            publisher.Publisher.from_conf(self.conf, east),
             sample.flavors()[:2],
             datetime.datetime.now(datetime.timezone.utc)
             - datetime.timedelta(seconds=self.east_age))

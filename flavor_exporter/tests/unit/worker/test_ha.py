@@ -17,12 +17,11 @@ from unittest import mock
 
 from testcloud import loopback
 
-from flavor_exporter.common import cache
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.worker import leadership
-from flavor_exporter.worker import on_miss
 from flavor_exporter.worker import service
 
 T0 = datetime.datetime(2027, 1, 15, 8, 0, 0, tzinfo=datetime.timezone.utc)
@@ -91,7 +90,8 @@ class FakeLeadership:
         return self.leading
 
 
-class TestTick(base.TestCase):
+class TickTestCase(base.TestCase):
+    """A WorkerService ticked by hand, its refresher a mock."""
 
     def setUp(self):
         super().setUp()
@@ -102,17 +102,20 @@ class TestTick(base.TestCase):
         self.worker = service.WorkerService(
             self.conf, None, clock=lambda: self.now,
             wall_clock=lambda: self.wall)
-        self.worker._store = store.DocumentStore(cache.MemoryBackend(),
-                                                 'fe', 0)
+        self.worker._publisher = publisher.Publisher(
+            cache.MemoryBackend(), 'fe', 0)
         self.worker.leadership = FakeLeadership()
         self.worker.refresher = mock.Mock()
+
+
+class TestTick(TickTestCase):
 
     def test_followers_do_not_refresh(self):
         self.assertEqual(5, self.worker.tick())
         self.worker.refresher.refresh.assert_not_called()
 
     def test_a_new_leader_waits_until_the_data_is_due(self):
-        self.worker._store.publish({'a': b'1'}, pub.pointer(
+        self.worker._publisher.publish({'a': b'1'}, pub.pointer(
             datetime.datetime.fromtimestamp(
                 self.wall - 40, datetime.timezone.utc), 's', 1, 1), T0)
         self.worker.leadership.leading = True
@@ -139,37 +142,91 @@ class TestTick(base.TestCase):
         self.assertIn("KeyError: 'member'", error.call_args[0][3])
 
 
-class TestOneComputationAcrossProcesses(base.TestCase):
+class TestRefreshRequests(TickTestCase):
+    """An API process that found no data asked for a refresh."""
 
     def setUp(self):
         super().setUp()
-        self.backend = cache.MemoryBackend()
-        self.store = store.DocumentStore(self.backend, 'fe', 0)
-        self.sleeps = []
+        self.flags(group='api', retry_after=30)
+        self.worker.leadership.leading = True
+        self.worker.refresher.ensure_published.return_value = False
+        self.worker.tick()  # the first refresh, due at once
+        self.worker.refresher.reset_mock()
+        self.now += 10
 
-    def make(self, meanwhile=lambda: None):
-        def sleep(seconds):
-            self.sleeps.append(seconds)
-            meanwhile()
-        fill = on_miss.RefreshOnMiss(self.conf, self.store, sleep=sleep)
-        fill._refresher = mock.Mock()
-        return fill
+    def ask(self, generation_id=None):
+        self.worker._publisher.reader.request_refresh(generation_id, 60)
 
-    def test_the_lock_holder_computes(self):
-        fill = self.make()
-        fill._refresher.refresh.return_value = True
-        self.assertTrue(fill())
-        self.assertFalse(self.store.locked(on_miss.LOCK))
+    def test_answered_at_the_next_tick_once(self):
+        self.ask()
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_called_once_with()
+        self.assertIsNone(self.worker._publisher.refresh_request())
+        self.now += 5
+        self.worker.tick()
+        self.assertEqual(1, self.worker.refresher.refresh.call_count)
 
-    def test_others_wait_for_its_pointer(self):
-        self.assertTrue(self.store.try_lock(on_miss.LOCK, 60))
-        fill = self.make(lambda: self.store.publish({'a': b'1'}, {}, T0))
-        self.assertTrue(fill())
-        fill._refresher.refresh.assert_not_called()
-        self.assertEqual([on_miss.POLL_SECONDS], self.sleeps)
+    def test_at_most_once_per_retry_after(self):
+        self.ask()
+        self.worker.tick()
+        self.ask()
+        self.now += 29
+        self.worker.tick()
+        self.assertEqual(1, self.worker.refresher.refresh.call_count)
+        self.now += 1
+        self.worker.tick()
+        self.assertEqual(2, self.worker.refresher.refresh.call_count)
 
-    def test_a_failed_computation_ends_the_wait(self):
-        self.assertTrue(self.store.try_lock(on_miss.LOCK, 60))
-        fill = self.make(lambda: self.store.unlock(on_miss.LOCK))
-        self.assertFalse(fill())
-        fill._refresher.refresh.assert_not_called()
+    def test_the_last_good_data_is_published_again_first(self):
+        self.worker.refresher.ensure_published.return_value = True
+        self.ask()
+        self.worker.tick()
+        self.worker.refresher.ensure_published.assert_called_once_with(
+            asked=True)
+        self.worker.refresher.refresh.assert_not_called()
+
+    def test_published_meanwhile_costs_nothing(self):
+        self.worker._publisher.publish({'a': b'1'}, {}, T0)
+        self.ask()
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_not_called()
+        self.assertIsNone(self.worker._publisher.refresh_request())
+
+    def test_a_request_is_answered_within_the_initial_delay(self):
+        worker = service.WorkerService(
+            self.conf, None, clock=lambda: self.now,
+            wall_clock=lambda: self.wall)
+        worker._publisher = self.worker._publisher
+        worker.leadership = self.worker.leadership
+        worker.refresher = mock.Mock()
+        worker.refresher.ensure_published.return_value = False
+        worker._not_before = self.now + 3600  # [worker] initial_delay
+        worker.tick()
+        worker.refresher.refresh.assert_not_called()
+        self.ask()
+        self.now += 5
+        worker.tick()
+        worker.refresher.refresh.assert_called_once_with()
+
+    def test_parts_missing_from_the_current_generation(self):
+        pointer = self.worker._publisher.publish({'a': b'1'}, {}, T0)
+        self.worker.refresher.ensure_published.return_value = True
+        self.ask(pointer[pub.GENERATION])
+        self.worker.tick()
+        self.worker.refresher.ensure_published.assert_called_once_with(
+            asked=True)
+        self.worker.refresher.refresh.assert_not_called()
+
+    def test_parts_missing_from_an_older_generation_cost_nothing(self):
+        self.worker._publisher.publish({'a': b'1'}, {}, T0)
+        self.ask('an-older-generation')
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_not_called()
+        self.worker.refresher.ensure_published.assert_not_called()
+
+    def test_followers_leave_requests_to_the_leader(self):
+        self.worker.leadership.leading = False
+        self.ask()
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_not_called()
+        self.assertIsNotNone(self.worker._publisher.refresh_request())

@@ -20,11 +20,10 @@ import fixtures
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
-from flavor_exporter.common import cache
-from flavor_exporter.common import config
 from flavor_exporter.common import exceptions
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import refresh
@@ -57,7 +56,7 @@ class FakeSource(source.Source):
     """Collects canned snapshots, or raises what it is told to."""
 
     def __init__(self):
-        super().__init__(config.CONF)
+        super().__init__(conf=None)
         self.error = None
         self.calls = 0
         self.problems = []
@@ -77,16 +76,16 @@ class TestRefresher(base.TestCase):
     def setUp(self):
         super().setUp()
         self.backend = cache.MemoryBackend()
-        self.store = store.DocumentStore(self.backend, 'test', 600)
+        self.store = publisher.Publisher(self.backend, 'test', 600)
         self.source = FakeSource()
         self.refresher = refresh.Refresher(self.conf, self.store,
                                            client=object(),
                                            source=self.source)
 
     def v2_list(self):
-        pointer = self.store.current()
-        return json.loads(self.store.document(pointer,
-                                              pub.V2_LIST))
+        pointer = self.store.reader.current()
+        return json.loads(self.store.reader.document(pointer,
+                                                     pub.V2_LIST))
 
     def test_success_publishes_and_records(self):
         self.assertTrue(self.refresher.refresh())
@@ -97,16 +96,16 @@ class TestRefresher(base.TestCase):
         # A malformed extra spec is reported, not fatal.
         self.assertIsNone(flavors['bad']['total'])
         self.assertIn('hw:cpu_policy', flavors['bad']['error'])
-        status = self.store.status()
+        status = self.store.reader.status()
         self.assertEqual(0, status['consecutive_failures'])
         self.assertEqual(7, status['api_calls'])
         self.assertIsNotNone(status['last_success_at'])
-        self.assertEqual(7, self.store.current()['api_calls'])
+        self.assertEqual(7, self.store.reader.current()['api_calls'])
 
     def test_a_refresh_overtaken_by_another_worker_is_dropped(self):
         self.assertTrue(self.refresher.refresh())
-        status = self.store.status()
-        other = store.DocumentStore(self.backend, 'test', 600)
+        status = self.store.reader.status()
+        other = publisher.Publisher(self.backend, 'test', 600)
         collect = self.source.collect
 
         def paused_while_another_publishes(client):
@@ -118,13 +117,13 @@ class TestRefresher(base.TestCase):
         self.source.collect = paused_while_another_publishes
         with self.assertLogs(refresh.LOG.logger, 'WARNING') as logs:
             self.assertFalse(self.refresher.refresh())
-        self.assertEqual('the next leader', self.store.current()['by'])
-        self.assertEqual(2, self.store.current()[pub.SEQUENCE])
+        self.assertEqual('the next leader', self.store.reader.current()['by'])
+        self.assertEqual(2, self.store.reader.current()[pub.SEQUENCE])
         self.assertIn('Refresh dropped: another worker published '
                       'generation 2 while this one worked from generation '
                       '1', logs.output[0])
         # The status is the next leader's business, not a failure here.
-        self.assertEqual(status, self.store.status())
+        self.assertEqual(status, self.store.reader.status())
         # Nor is its lost data: nothing is published again.
         self.assertFalse(self.refresher.ensure_published())
 
@@ -137,22 +136,23 @@ class TestRefresher(base.TestCase):
         small = listed['flavors'][1]
         self.assertEqual('small', small['name'])
         self.assertEqual(9 * 7, small['total'])
-        pointer = self.store.current()
+        pointer = self.store.reader.current()
         self.assertEqual(1, pointer[pub.UNREADABLE_COUNT])
-        one = json.loads(self.store.document(pointer, pub.v2_flavor('f1')))
-        self.assertEqual(1, one['flavor'][pub.EXCLUDED][engine.UNREADABLE])
-        status = self.store.status()
+        hosts = json.loads(self.store.reader.document(
+            pointer, pub.v2_flavor_hosts('f1')))
+        self.assertEqual(1, hosts[pub.EXCLUDED][engine.UNREADABLE])
+        status = self.store.reader.status()
         self.assertEqual(listed[pub.UNREADABLE_HOSTS],
                          status[pub.UNREADABLE_HOSTS])
         self.assertEqual(1, status[pub.UNREADABLE_COUNT])
 
     def test_unreadable_hosts_beyond_the_bound_fail_the_refresh(self):
         self.assertTrue(self.refresher.refresh())
-        good = self.store.current()
+        good = self.store.reader.current()
         self.source.hosts = (8, 2)
         self.assertFalse(self.refresher.refresh())
-        self.assertEqual(good, self.store.current())
-        status = self.store.status()
+        self.assertEqual(good, self.store.reader.current())
+        status = self.store.reader.status()
         self.assertEqual(1, status['consecutive_failures'])
         self.assertIn(
             '2 of 10 hosts unreadable, more than '
@@ -170,21 +170,21 @@ class TestRefresher(base.TestCase):
 
     def test_failure_keeps_last_good_generation(self):
         self.assertTrue(self.refresher.refresh())
-        good = self.store.current()
+        good = self.store.reader.current()
         for error in (openstack.CloudError('compute GET /x answered 500'),
                       TimeoutError('read timed out'),
                       KeyError('id')):
             self.source.error = error
             self.assertFalse(self.refresher.refresh())
-            self.assertEqual(good, self.store.current())
-        status = self.store.status()
+            self.assertEqual(good, self.store.reader.current())
+        status = self.store.reader.status()
         self.assertEqual(3, status['consecutive_failures'])
         self.assertIn('KeyError', status['last_error']['message'])
         self.source.error = None
         self.assertTrue(self.refresher.refresh())
-        self.assertEqual(0, self.store.status()['consecutive_failures'])
+        self.assertEqual(0, self.store.reader.status()['consecutive_failures'])
         self.assertNotEqual(good['generation'],
-                            self.store.current()['generation'])
+                            self.store.reader.current()['generation'])
 
     def test_failure_is_one_error_line(self):
         logs = self.useFixture(fixtures.FakeLogger(
@@ -209,7 +209,7 @@ class TestRefresher(base.TestCase):
         self.assertNotIn('Traceback', logs.output)
         self.assertEqual(
             lines[0].split('published: ', 1)[1],
-            self.store.status()['last_error']['message'])
+            self.store.reader.status()['last_error']['message'])
 
     def test_failure_traceback_at_debug(self):
         logs = self.useFixture(fixtures.FakeLogger(
@@ -220,7 +220,7 @@ class TestRefresher(base.TestCase):
         self.assertIn("KeyError: 'id'", logs.output)
 
     def test_cache_failure_does_not_raise(self):
-        broken = store.DocumentStore(BrokenBackend(), 'test', 600)
+        broken = publisher.Publisher(BrokenBackend(), 'test', 600)
         refresher = refresh.Refresher(self.conf, broken, client=object(),
                                       source=self.source)
         self.assertFalse(refresher.refresh())
@@ -228,11 +228,11 @@ class TestRefresher(base.TestCase):
     def test_lost_cache_is_refilled_with_last_good_data(self):
         self.assertFalse(self.refresher.ensure_published())
         self.assertTrue(self.refresher.refresh())
-        before = self.store.current()
+        before = self.store.reader.current()
         self.assertFalse(self.refresher.ensure_published())
         self.backend._items.clear()  # what a memcached restart does
         self.assertTrue(self.refresher.ensure_published())
-        after = self.store.current()
+        after = self.store.reader.current()
         self.assertEqual(before['timestamp'], after['timestamp'])
         self.assertEqual(1, self.source.calls)
         self.assertEqual(2, len(self.v2_list()['flavors']))
@@ -240,24 +240,25 @@ class TestRefresher(base.TestCase):
     def test_problems_are_published_in_the_status(self):
         self.source.problems = ['server vm1 on host3: flavor unreadable']
         self.assertTrue(self.refresher.refresh())
-        status = self.store.status()
+        status = self.store.reader.status()
         self.assertEqual(['server vm1 on host3: flavor unreadable'],
                          status['problems'])
         self.assertEqual(1, status['problem_count'])
         # A failed refresh keeps those of the data still published.
         self.source.error = TimeoutError('read timed out')
         self.assertFalse(self.refresher.refresh())
-        self.assertEqual(1, self.store.status()['problem_count'])
+        self.assertEqual(1, self.store.reader.status()['problem_count'])
         self.source.error = None
         self.source.problems = []
         self.assertTrue(self.refresher.refresh())
-        self.assertEqual(([], 0), (self.store.status()['problems'],
-                                   self.store.status()['problem_count']))
+        status = self.store.reader.status()
+        self.assertEqual(([], 0), (status['problems'],
+                                   status['problem_count']))
 
     def test_published_problems_are_bounded(self):
         self.source.problems = ['problem %d' % i for i in range(250)]
         self.assertTrue(self.refresher.refresh())
-        status = self.store.status()
+        status = self.store.reader.status()
         self.assertEqual(refresh.PROBLEMS_PUBLISHED, len(status['problems']))
         self.assertEqual('problem 0', status['problems'][0])
         self.assertEqual(250, status['problem_count'])

@@ -79,6 +79,8 @@ class TestWsgiModule(base.ApiTestCase):
             f.write(textwrap.dedent('''
                 [DEFAULT]
                 auth_strategy = keystone
+                [api]
+                compute_on_miss = true
                 [document_cache]
                 backend = memory
                 [keystone_authtoken]
@@ -96,6 +98,13 @@ class TestWsgiModule(base.ApiTestCase):
             print('RESULT', config.CONF.auth_strategy,
                   webob.Request.blank('/v2/flavors/').get_response(
                       api.application).status_int)
+            # An API process carries only the API, whatever
+            # [api] compute_on_miss says: never the cloud's client.
+            print('RESULT', *sorted(
+                name for name in ('openstack', 'numpy',
+                                  'flavor_exporter.worker',
+                                  'flavor_exporter.capacity')
+                if name in sys.modules) or ['none'])
         ''')
         output = subprocess.run([sys.executable, '-c', script], env=env,
                                 capture_output=True, text=True,
@@ -103,7 +112,8 @@ class TestWsgiModule(base.ApiTestCase):
         self.assertEqual(0, output.returncode, output.stderr)
         results = [line.split()[1:] for line in output.stdout.splitlines()
                    if line.startswith('RESULT ')]
-        self.assertEqual([['keystone', '401']], results, output.stdout)
+        self.assertEqual([['keystone', '401'], ['none']], results,
+                         output.stdout)
 
 
 class TestCommand(base.ApiTestCase):

@@ -22,9 +22,9 @@ import threading
 import time
 from unittest import mock
 
-from flavor_exporter.common import cache
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
 from flavor_exporter.wsgi import port
@@ -124,14 +124,14 @@ class TestApiService(base.ApiTestCase):
         status, body = get(service.port, '/gpus/flavors')
         self.assertEqual(503, status)
         # What the worker of flavor-exporter-all does, in the same process.
-        shared = store.DocumentStore.from_conf(self.conf)
+        shared = publisher.Publisher.from_conf(self.conf)
         self.assertIs(cache._MEMORY, shared._backend)
         docs, pointer = sample.documents()
         pointer = shared.publish(docs, pointer, datetime.datetime.now(
             datetime.timezone.utc))
         status, body = get(service.port, '/gpus/flavors')
         self.assertEqual(
-            (200, pub.served(pub.LEGACY_LIST, docs[pub.LEGACY_LIST],
-                             pointer)), (status, body))
+            (200, shared.reader.document(pointer, pub.LEGACY_LIST)),
+            (status, body))
         service.stop()
         service.wait()

@@ -17,20 +17,21 @@ import json
 import time
 from unittest import mock
 
-from flavor_exporter.api import documents
+from flavor_exporter.api import access
+from flavor_exporter.api import filters
 from flavor_exporter.api import generations
-from flavor_exporter.api import reader as reader_mod
-from flavor_exporter.api import variants
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.api import queries as queries_mod
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base as test_base
 from flavor_exporter.tests.unit.api import base
 
 T0 = 1_800_000_000  # wall clock of the tests, seconds
 
 
-def pointer_at(wall):
-    return {'timestamp': time.strftime('%Y-%m-%dT%H:%M:%SZ',
+def pointer_at(wall, format_version=pub.FORMAT_VERSION):
+    return {pub.FORMAT: format_version,
+            'timestamp': time.strftime('%Y-%m-%dT%H:%M:%SZ',
                                        time.gmtime(wall))}
 
 
@@ -43,36 +44,33 @@ class Clock:
         return self.now
 
 
-class TestReader(test_base.BaseTestCase):
+class TestQueries(test_base.BaseTestCase):
+    """What every query shares: the generation, its freshness, the memo."""
 
     def setUp(self):
         super().setUp()
         self.backend = base.FlakyBackend()
-        self.store = store.DocumentStore(self.backend, 'test', 0)
+        self.store = publisher.Publisher(self.backend, 'test', 0)
         self.clock = Clock()
         self.wall = T0
         self.on_cold = None
-        self.reader = self.make_reader()
+        self.reader = self.make_queries()
 
-    def make_reader(self):
-        return reader_mod.Reader(
-            self.store, check_interval=1.0, stale_after=300,
-            on_cold=lambda: self.on_cold(), clock=self.clock,
-            wall_clock=lambda: self.wall)
+    def make_queries(self):
+        return queries_mod.Queries(
+            {'default': self.store.reader}, 'default', check_interval=1.0,
+            stale_after=300, on_cold={'default': lambda: self.on_cold()},
+            clock=self.clock, wall_clock=lambda: self.wall)
+
+    make_reader = make_queries
+
+    def document(self, view, name):
+        queries = self.reader
+        return queries._document(queries._cloud(None), view.generation, name)
 
     def raw(self, view, name):
-        held = self.reader.documents.get(view.generation, name)
+        held = self.document(view, name)
         return None if held is None else held.body
-
-    def variant(self, view, name, variant, build):
-        def make():
-            return build(self.reader.parsed.get(view.generation, name))
-        return self.reader.variants.get(view.generation, name, variant,
-                                        make)
-
-    def generation(self):
-        pointer = self.store.current()
-        return generations.Generation(pointer, self.store.manifest(pointer))
 
     def publish(self, docs=None, age=0, rewrite=False):
         docs = docs or {'a': b'{"stale":false,"x":1}', 'b': b'"bee"'}
@@ -82,11 +80,11 @@ class TestReader(test_base.BaseTestCase):
                                   moment, rewrite=rewrite)[pub.GENERATION]
 
     def test_cold(self):
-        self.assertRaises(generations.NoData, self.reader.view, fill=False)
+        self.assertRaises(queries_mod.NoData, self.reader.view, fill=False)
 
     def test_cold_and_cache_down(self):
         self.backend.down = True
-        self.assertRaises(generations.Unavailable, self.reader.view,
+        self.assertRaises(queries_mod.Unavailable, self.reader.view,
                           fill=False)
 
     def test_view_of_published_generation(self):
@@ -111,7 +109,7 @@ class TestReader(test_base.BaseTestCase):
     def test_processes_move_to_a_new_generation_together(self):
         # Two API processes (their own Readers) over one cache, the
         # worker's clock the same as theirs.
-        self.store = store.DocumentStore(self.backend, 'test', 0,
+        self.store = publisher.Publisher(self.backend, 'test', 0,
                                          clock=lambda: self.wall)
         first = self.publish()
         one, two = self.make_reader(), self.make_reader()
@@ -133,7 +131,7 @@ class TestReader(test_base.BaseTestCase):
     def test_a_process_behind_several_generations_catches_up_at_once(self):
         # Idle while two refreshes published: every other process that
         # got requests serves a newer generation than this one.
-        self.store = store.DocumentStore(self.backend, 'test', 0,
+        self.store = publisher.Publisher(self.backend, 'test', 0,
                                          clock=lambda: self.wall)
         self.publish()
         self.reader.view()
@@ -143,13 +141,13 @@ class TestReader(test_base.BaseTestCase):
         self.assertEqual(newest, self.reader.view().generation.id)
 
     def test_a_process_without_data_serves_the_newest_at_once(self):
-        self.store = store.DocumentStore(self.backend, 'test', 0,
+        self.store = publisher.Publisher(self.backend, 'test', 0,
                                          clock=lambda: self.wall)
         generation = self.publish()
         self.assertEqual(generation, self.reader.view().generation.id)
 
     def test_a_late_clock_holds_new_data_back_one_interval_at_most(self):
-        self.store = store.DocumentStore(self.backend, 'test', 0,
+        self.store = publisher.Publisher(self.backend, 'test', 0,
                                          clock=lambda: self.wall + 3600)
         first = self.publish()
         self.assertEqual(first, self.reader.view().generation.id)
@@ -167,23 +165,7 @@ class TestReader(test_base.BaseTestCase):
         for _ in range(100):
             view = self.reader.view()
             self.raw(view, 'a')
-            self.variant(view, 'a', 'v', lambda doc: doc)
-            self.reader.parsed.derived(view.generation, 'a', 'keys', sorted)
-        # The variant is decoded from the bytes held here too.
         self.assertEqual(gets, self.backend.gets)
-
-    def test_new_generation_drops_old_entries(self):
-        self.publish()
-        self.raw(self.reader.view(), 'a')
-        self.variant(self.reader.view(), 'a', 'v', lambda doc: doc)
-        self.assertEqual(1, len(self.reader.documents))
-        self.assertEqual(1, len(self.reader.variants))
-        self.publish({'a': b'2'})
-        self.clock.now = 5
-        view = self.reader.view()
-        self.assertEqual(0, len(self.reader.documents))
-        self.assertEqual(0, len(self.reader.variants))
-        self.assertEqual(b'2', self.raw(view, 'a'))
 
     def test_old_data_is_stale(self):
         self.publish(age=301)
@@ -206,7 +188,7 @@ class TestReader(test_base.BaseTestCase):
         self.assertIn('cache unreachable', view.trouble)
         self.assertEqual(b'{"stale":false,"x":1}',
                          self.raw(view, 'a'))
-        self.assertRaises(generations.Unavailable, self.raw, view, 'b')
+        self.assertRaises(queries_mod.Unavailable, self.raw, view, 'b')
         self.backend.down = False
         self.clock.now = 20
         view = self.reader.view()
@@ -230,28 +212,13 @@ class TestReader(test_base.BaseTestCase):
         self.assertEqual(republished, view.generation.id)
         self.assertFalse(view.stale)
 
-    def test_variant_built_once_per_generation(self):
-        self.publish()
-        build = mock.Mock(side_effect=lambda doc: dict(doc, stale=True))
-        view = self.reader.view()
-        first = self.variant(view, 'a', 'stale', build)
-        again = self.variant(view, 'a', 'stale', build)
-        self.assertEqual(1, build.call_count)
-        self.assertIs(first, again)
-        self.assertEqual({'stale': True, 'x': 1}, json.loads(first.body))
-        plain = self.reader.documents.get(view.generation, 'a')
-        self.assertEqual(b'{"stale":false,"x":1}', plain.body)
-        self.assertNotEqual(plain.etag, first.etag)
-        self.assertIsNone(self.variant(view, 'absent', 'v', build))
-
     def test_etag_and_time_follow_the_content(self):
         self.publish(age=10)
-        first = self.reader.documents.get(self.reader.view().generation,
-                                          'b')
+        first = self.document(self.reader.view(), 'b')
         self.wall += 150
         self.publish()
         self.clock.now = 5
-        same = self.reader.documents.get(self.reader.view().generation, 'b')
+        same = self.document(self.reader.view(), 'b')
         self.assertEqual(first, same)
         self.assertTrue(first.etag.startswith('"'))
         self.assertTrue(first.etag.endswith('"'))
@@ -259,41 +226,10 @@ class TestReader(test_base.BaseTestCase):
                          first.last_modified)
         self.publish({'a': b'1', 'b': b'"wasp"'})
         self.clock.now = 10
-        changed = self.reader.documents.get(self.reader.view().generation,
-                                            'b')
+        changed = self.document(self.reader.view(), 'b')
         self.assertNotEqual(first.etag, changed.etag)
         self.assertEqual('Fri, 15 Jan 2027 08:02:30 GMT',
                          changed.last_modified)
-
-    def test_decoded_is_memoised(self):
-        self.publish()
-        view = self.reader.view()
-        parsed = self.reader.parsed
-        self.assertIs(parsed.get(view.generation, 'a'),
-                      parsed.get(view.generation, 'a'))
-        self.assertIsNone(parsed.get(view.generation, 'absent'))
-
-    def test_documents_bounded_by_bytes(self):
-        cache = documents.DocumentCache(self.store, max_bytes=1100)
-        self.publish({'big%d' % i: b'"%s"' % (b'x' * 300 + b'%d' % i)
-                      for i in range(5)})
-        generation = self.generation()
-        for i in range(5):
-            cache.get(generation, 'big%d' % i)
-        self.assertLessEqual(cache._lru._bytes, 1100)
-        self.assertEqual(2, len(cache))
-        gets = self.backend.gets
-        cache.get(generation, 'big4')
-        self.assertEqual(gets, self.backend.gets)
-        cache.get(generation, 'big0')
-        self.assertEqual(gets + 1, self.backend.gets)
-
-    def test_variants_bounded_by_entries(self):
-        self.publish()
-        memo = variants.Variants(self.reader.documents, max_entries=3)
-        for i in range(10):
-            memo.get(self.generation(), 'a', i, lambda: {'x': 1})
-        self.assertEqual(3, len(memo))
 
     def test_unknown_documents_cost_no_round_trip(self):
         # The manifest lists every document of the generation.
@@ -308,24 +244,12 @@ class TestReader(test_base.BaseTestCase):
         view = self.reader.view()
         entry = view.generation.documents['a']
         for part in entry.part_names():
-            del self.backend._items[pub.key('test', part)]
-        self.assertRaises(generations.Unavailable, self.raw, view, 'a')
+            del self.backend._items[self.store.reader.key(part)]
+        self.assertRaises(queries_mod.Unavailable, self.raw, view, 'a')
         self.store.publish({'a': b'{"stale":false,"x":1}', 'b': b'"bee"'},
                            pointer_at(self.wall), datetime.datetime.now(
                                datetime.timezone.utc), rewrite=True)
         self.assertIsNotNone(self.raw(view, 'a'))
-
-    def test_derived(self):
-        self.publish()
-        view = self.reader.view()
-        compute = mock.Mock(return_value='keys')
-        derived = self.reader.parsed.derived
-        generation = view.generation
-        self.assertEqual('keys', derived(generation, 'a', 'k', compute))
-        self.assertEqual('keys', derived(generation, 'a', 'k', compute))
-        compute.assert_called_once_with({'stale': False, 'x': 1})
-        self.assertRaises(generations.Unavailable, derived,
-                          generation, 'absent', 'k', compute)
 
     def test_cold_cache_handed_to_on_cold(self):
         def fill():
@@ -338,20 +262,20 @@ class TestReader(test_base.BaseTestCase):
 
     def test_failed_on_cold(self):
         self.on_cold = mock.Mock(return_value=False)
-        self.assertRaises(generations.NoData, self.reader.view)
-        self.assertRaises(generations.NoData, self.reader.view, fill=False)
+        self.assertRaises(queries_mod.NoData, self.reader.view)
+        self.assertRaises(queries_mod.NoData, self.reader.view, fill=False)
         self.assertEqual(1, self.on_cold.call_count)
 
     def test_status_read_once_per_interval_and_kept_on_failure(self):
         self.store.write_status({'consecutive_failures': 0})
-        self.assertEqual({'consecutive_failures': 0}, self.reader.status.get())
+        self.assertEqual({'consecutive_failures': 0}, self.reader.status())
         self.store.write_status({'consecutive_failures': 1})
-        self.assertEqual(0, self.reader.status.get()['consecutive_failures'])
+        self.assertEqual(0, self.reader.status()['consecutive_failures'])
         self.clock.now = 1
-        self.assertEqual(1, self.reader.status.get()['consecutive_failures'])
+        self.assertEqual(1, self.reader.status()['consecutive_failures'])
         self.backend.down = True
         self.clock.now = 2
-        self.assertEqual(1, self.reader.status.get()['consecutive_failures'])
+        self.assertEqual(1, self.reader.status()['consecutive_failures'])
 
     def test_last_modified_from_timestamp(self):
         self.publish(age=0)
@@ -359,9 +283,106 @@ class TestReader(test_base.BaseTestCase):
                          self.reader.view().generation.last_modified)
 
     def test_pointer_without_timestamp_is_stale(self):
-        self.store.publish({'a': b'1'}, {}, datetime.datetime.now(
-            datetime.timezone.utc))
+        self.store.publish({'a': b'1'}, {pub.FORMAT: pub.FORMAT_VERSION},
+                           datetime.datetime.now(datetime.timezone.utc))
         view = self.reader.view()
         self.assertIsNone(view.age)
         self.assertTrue(view.stale)
         self.assertIsNone(view.generation.last_modified)
+
+    def test_a_lost_part_marks_the_data_and_asks_for_it_again(self):
+        generation = self.publish()
+        view = self.reader.view()
+        for part in view.generation.documents['a'].part_names():
+            del self.backend._items[self.store.reader.key(part)]
+        self.assertRaises(queries_mod.Unavailable, self.raw, view, 'a')
+        self.assertEqual({pub.GENERATION: generation},
+                         self.store.refresh_request())
+        self.clock.now = 5
+        view = self.reader.view()
+        self.assertTrue(view.stale)
+        self.assertEqual(generations.LOST_PARTS, view.trouble)
+        self.assertEqual(b'"bee"', self.raw(view, 'b'))  # the rest serves
+        # What the worker does when asked: the same data, a new generation.
+        republished = self.publish(rewrite=True)
+        self.clock.now = 10
+        view = self.reader.view()
+        self.assertEqual(republished, view.generation.id)
+        self.assertFalse(view.stale)
+        self.assertIsNotNone(self.raw(view, 'a'))
+
+    def test_a_format_this_api_does_not_read_is_never_served(self):
+        moment = datetime.datetime.fromtimestamp(T0, datetime.timezone.utc)
+        self.store.publish({'a': b'1'}, pointer_at(T0, format_version=1),
+                           moment)
+        error = self.assertRaises(queries_mod.Unavailable, self.reader.view)
+        self.assertIn('format 1, this API reads format %d'
+                      % pub.FORMAT_VERSION, str(error))
+
+    def test_a_newer_format_keeps_what_this_process_serves(self):
+        generation = self.publish()
+        self.reader.view()
+        moment = datetime.datetime.fromtimestamp(T0, datetime.timezone.utc)
+        self.store.publish({'a': b'1'}, pointer_at(
+            T0, format_version=pub.FORMAT_VERSION + 1), moment)
+        self.clock.now = 5
+        view = self.reader.view()
+        self.assertEqual(generation, view.generation.id)
+        self.assertTrue(view.stale)
+        self.assertIn('run the workers and the API of the same release',
+                      view.trouble)
+
+    def test_unknown_cloud(self):
+        error = self.assertRaises(queries_mod.NotFound, self.reader.view,
+                                  'north')
+        self.assertIn('No cloud is named "north"', str(error))
+
+    def test_peek_neither_fills_nor_raises(self):
+        self.on_cold = mock.Mock(return_value=True)
+        view = self.reader.peek()
+        self.assertIsNone(view.generation)
+        self.assertTrue(view.stale)
+        self.on_cold.assert_not_called()
+
+
+class TestAnswers(base.ApiTestCase):
+    """Answers made from published documents, once per version."""
+
+    def setUp(self):
+        super().setUp()
+        self.publish()
+        self.queries = queries_mod.Queries(
+            {'default': self.store.reader}, 'default', check_interval=1.0,
+            stale_after=300)
+
+    def test_filtered_list_made_once(self):
+        query = filters.ListQuery(None, None, 'gpu')
+        first = self.queries.flavors(None, query, access.UNRESTRICTED)
+        gets = self.backend.gets
+        again = self.queries.flavors(None, query, access.UNRESTRICTED)
+        self.assertIs(first.representation, again.representation)
+        self.assertEqual(gets, self.backend.gets)
+
+    def test_stale_copy_differs_by_its_flag_only(self):
+        fresh = self.queries.flavors(None, filters.NO_FILTERS,
+                                     access.UNRESTRICTED).representation
+        self.wall_clock_ahead(10_000)
+        stale = self.queries.flavors(None, filters.NO_FILTERS,
+                                     access.UNRESTRICTED).representation
+        self.assertEqual(dict(json.loads(fresh.body), stale=True),
+                         json.loads(stale.body))
+        self.assertNotEqual(fresh.etag, stale.etag)
+        self.assertEqual(fresh.last_modified, stale.last_modified)
+
+    def wall_clock_ahead(self, seconds):
+        self.queries = queries_mod.Queries(
+            {'default': self.store.reader}, 'default', check_interval=1.0,
+            stale_after=300, wall_clock=lambda: time.time() + seconds)
+
+    def test_unknown_flavors(self):
+        self.assertRaises(queries_mod.NotFound, self.queries.flavor, None,
+                          'nope', access.UNRESTRICTED)
+        error = self.assertRaises(queries_mod.NotFound,
+                                  self.queries.legacy_flavor, None, 'nope',
+                                  access.UNRESTRICTED)
+        self.assertEqual(queries_mod.UNKNOWN_LEGACY_FLAVOR, str(error))

@@ -14,9 +14,10 @@
 
 import datetime
 
-from flavor_exporter.common import cache
-from flavor_exporter.common import published as pub
-from flavor_exporter.common import store
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
+from flavor_exporter.publication import reader as reader_mod
 from flavor_exporter.tests import base
 
 T0 = datetime.datetime(2027, 1, 15, 8, 0, 0, tzinfo=datetime.timezone.utc)
@@ -56,6 +57,10 @@ class RecordingBackend(cache.MemoryBackend):
         self.deleted.extend(keys)
         super().delete_many(keys)
 
+    def ring(self):
+        # The servers the keys hash to: a test changes them.
+        return getattr(self, 'servers', super().ring())
+
 
 DOC = b'{"timestamp":"%s","n":1}' % pub.encode(pub.COLLECTED_AT)[1:-1]
 
@@ -69,7 +74,7 @@ class TestDocumentStore(base.BaseTestCase):
         self.store = self.make_store()
 
     def make_store(self, ttl=0):
-        return store.DocumentStore(self.backend, 'fe', ttl,
+        return publisher.Publisher(self.backend, 'fe', ttl,
                                    clock=lambda: self.now)
 
     def publish(self, documents, moment=T0, **kw):
@@ -77,20 +82,21 @@ class TestDocumentStore(base.BaseTestCase):
                                   **kw)
 
     def read(self, pointer, name):
-        return self.store.document(pointer, name)
+        return self.store.reader.document(pointer, name)
 
     def test_cold(self):
-        self.assertIsNone(self.store.current())
-        self.assertIsNone(self.store.status())
+        self.assertIsNone(self.store.reader.current())
+        self.assertIsNone(self.store.reader.status())
 
     def test_publish_then_read(self):
         pointer = self.publish({'a': b'1', 'b/c d': b'2'})
-        self.assertEqual(pointer, self.store.current())
+        self.assertEqual(pointer, self.store.reader.current())
         self.assertEqual('x', pointer['timestamp'])
         self.assertEqual(1, pointer[pub.SEQUENCE])
         self.assertEqual(b'2', self.read(pointer, 'b/c d'))
         self.assertIsNone(self.read(pointer, 'missing'))
-        self.assertEqual({'a', 'b/c d'}, set(self.store.manifest(pointer)))
+        self.assertEqual({'a', 'b/c d'},
+                         set(self.store.reader.manifest(pointer)))
 
     def test_collected_at_is_when_the_content_changed(self):
         first = self.publish({'a': DOC})
@@ -98,12 +104,12 @@ class TestDocumentStore(base.BaseTestCase):
                          self.read(first, 'a'))
         second = self.publish({'a': DOC}, minutes(5))
         self.assertEqual(self.read(first, 'a'), self.read(second, 'a'))
-        self.assertEqual(self.store.manifest(first),
-                         self.store.manifest(second))
+        self.assertEqual(self.store.reader.manifest(first),
+                         self.store.reader.manifest(second))
         third = self.publish({'a': DOC.replace(b'1', b'2')}, minutes(10))
         self.assertIn(b'08:10:00Z', self.read(third, 'a'))
-        self.assertNotEqual(self.store.manifest(first)['a'].etag,
-                            self.store.manifest(third)['a'].etag)
+        self.assertNotEqual(self.store.reader.manifest(first)['a'].etag,
+                            self.store.reader.manifest(third)['a'].etag)
 
     def test_nothing_changed_writes_only_the_pointer(self):
         self.publish({'a': DOC, 'b': b'2'})
@@ -118,7 +124,7 @@ class TestDocumentStore(base.BaseTestCase):
         self.backend.writes = []
         pointer = self.publish({'a': DOC, 'b': b'3'}, minutes(5))
         written = self.backend.writes[0]
-        entries = self.store.manifest(pointer)
+        entries = self.store.reader.manifest(pointer)
         expected = (entries['b'].part_names()
                     + pub.Entry(*pointer[pub.MANIFEST]).part_names())
         self.assertEqual(sorted(pub.key('fe', n) for n in expected),
@@ -127,7 +133,7 @@ class TestDocumentStore(base.BaseTestCase):
     def test_large_documents_are_stored_in_parts(self):
         big = b'"%s"' % (b'x' * (2 * pub.PART_BYTES + 10))
         pointer = self.publish({'big': big})
-        self.assertEqual(3, self.store.manifest(pointer)['big'].parts)
+        self.assertEqual(3, self.store.reader.manifest(pointer)['big'].parts)
         self.assertEqual(big, self.read(pointer, 'big'))
         self.assertLessEqual(max(len(v) for v, *_ in
                                  self.backend._items.values()),
@@ -135,15 +141,15 @@ class TestDocumentStore(base.BaseTestCase):
 
     def test_about_two_generations_stay_in_the_cache(self):
         first = self.publish({'a': b'1', 'keep': b'k'})
-        keep = self.store.manifest(first)['keep']
+        keep = self.store.reader.manifest(first)['keep']
         second = self.publish({'a': b'2', 'keep': b'k'}, minutes(1))
         self.assertEqual([], self.backend.deleted)
         # Readers of the previous generation still find its documents.
         self.assertEqual(b'1', self.read(first, 'a'))
         self.publish({'a': b'3', 'keep': b'k'}, minutes(2))
-        self.assertRaises(store.MissingData, self.read, first, 'a')
+        self.assertRaises(reader_mod.MissingData, self.read, first, 'a')
         self.assertEqual(b'2', self.read(second, 'a'))
-        self.assertEqual(b'k', self.store.read(keep))
+        self.assertEqual(b'k', self.store.reader.read(keep))
         # The first manifest and the first 'a' went; nothing else.
         self.assertEqual(2, len(self.backend.deleted))
 
@@ -163,6 +169,19 @@ class TestDocumentStore(base.BaseTestCase):
         pointer = self.publish({'a': DOC, 'b': b'2'}, minutes(5))
         self.assertEqual(b'2', self.read(pointer, 'b'))
 
+    def test_parts_move_when_the_ring_changes(self):
+        # A server marked dead, or back after dead_retry: readers look
+        # for some parts elsewhere than where they were written.
+        pointer = self.publish({'a': DOC, 'b': b'2'})
+        self.assertFalse(self.store.lost_parts(pointer))
+        self.backend.servers = frozenset(['one', 'three'])
+        self.assertTrue(self.store.lost_parts(pointer))
+        self.backend.writes = []
+        again = self.publish({'a': DOC, 'b': b'2'}, minutes(1))
+        # a, b and the manifest, all written again.
+        self.assertEqual(3, len(self.backend.writes[0]))
+        self.assertFalse(self.store.lost_parts(again))
+
     def test_publishers_take_turns(self):
         other = self.make_store()
         self.publish({'a': DOC, 'b': b'2'})
@@ -175,7 +194,7 @@ class TestDocumentStore(base.BaseTestCase):
         self.assertEqual(3, pointer[pub.SEQUENCE])
         # b changed when the other one published it.
         self.assertEqual(pub.epoch('2027-01-15T08:05:00Z'),
-                         self.store.manifest(pointer)['b'].changed_at)
+                         self.store.reader.manifest(pointer)['b'].changed_at)
 
     def test_rewrite_writes_everything_again(self):
         self.publish({'a': DOC, 'b': b'2'})
@@ -204,11 +223,12 @@ class TestDocumentStore(base.BaseTestCase):
         first = self.publish({'a': b'1'})
         # Documents written, pointer write fails: readers keep "first".
         self.assertRaises(cache.CacheError, self.publish, {'a': b'2'})
-        self.assertEqual(first, self.store.current())
+        self.assertEqual(first, self.store.reader.current())
 
     def test_status_round_trip(self):
         self.store.write_status({'consecutive_failures': 2})
-        self.assertEqual({'consecutive_failures': 2}, self.store.status())
+        self.assertEqual({'consecutive_failures': 2},
+                         self.store.reader.status())
 
 
 class TestMemoryBackend(base.BaseTestCase):

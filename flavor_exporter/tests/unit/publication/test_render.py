@@ -11,13 +11,13 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The renderer writes what the contract (common/published.py) names."""
+"""The renderer writes what the contract (publication/contract.py) names."""
 
 import json
 
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import render
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import render
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud
 
@@ -36,8 +36,8 @@ class TestDocuments(base.BaseTestCase):
         expected = ({pub.LEGACY_LIST, pub.V2_NAMES, pub.METRICS, pub.ACCESS,
                      pub.v2_list(), pub.v2_list(True), pub.v2_list(False)}
                     | {pub.v2_flavor(i) for i in everyone}
-                    | {pub.v2_flavor_hosts(i) for i in everyone
-                       if i != 'bad'}
+                    | {pub.v2_flavor_hosts(i) for i in everyone}
+                    | {pub.legacy_flavor(i) for i in ('g1', 'g2')}
                     | {pub.hosts_page(0)})
         self.assertEqual(expected, set(self.docs))
 
@@ -60,8 +60,7 @@ class TestDocuments(base.BaseTestCase):
         one = self.decoded(pub.v2_flavor('1'))
         # The one-flavor document: the list's entry, and the detail.
         detail = dict(one[pub.FLAVOR])
-        self.assertEqual({pub.EXCLUDED: {'compute service disabled': 1},
-                          'group_policy': None,
+        self.assertEqual({'group_policy': None,
                           'request_groups': [{
                               'suffix': '', 'required_traits': [],
                               'forbidden_traits': [],
@@ -69,18 +68,28 @@ class TestDocuments(base.BaseTestCase):
                                             'MEMORY_MB': 16384,
                                             'VCPU': 8}}]},
                          {k: detail.pop(k) for k in (
-                             pub.EXCLUDED, 'group_policy',
-                             'request_groups')})
+                             'group_policy', 'request_groups')})
         self.assertEqual(large, detail)
         self.assertNotIn('request_groups', large)
+        # What only administrators see is apart.
+        hosts = self.decoded(pub.v2_flavor_hosts('1'))
+        self.assertEqual({'compute service disabled': 1},
+                         hosts[pub.EXCLUDED])
+        self.assertEqual({pub.EXCLUDED: {}, pub.POSITION: [],
+                          pub.TOTAL: [], pub.AVAILABLE: [],
+                          pub.LIMITED_BY: [], pub.LABELS: []},
+                         self.decoded(pub.v2_flavor_hosts('bad')))
         names = self.decoded(pub.V2_NAMES)
         self.assertEqual('index', names['collection'])
 
     def test_legacy_shape(self):
         legacy = self.decoded(pub.LEGACY_LIST)
         self.assertEqual([pub.FLAVORS, pub.TIMESTAMP], list(legacy))
-        # The API stamps the time of the latest refresh.
-        self.assertEqual(pub.REFRESHED_AT, legacy[pub.TIMESTAMP])
+        # The publisher stamps when its numbers were first seen.
+        self.assertEqual(pub.LEGACY_COLLECTED_AT, legacy[pub.TIMESTAMP])
+        self.assertEqual({pub.FLAVOR: legacy[pub.FLAVORS][1],
+                          pub.TIMESTAMP: pub.LEGACY_COLLECTED_AT},
+                         self.decoded(pub.legacy_flavor('g1')))
         self.assertEqual(
             [{pub.LEGACY_ID: 'g2', 'flavor_name': 'GPU.V100-small',
               pub.AVAILABLE: 2, pub.TOTAL: 2},

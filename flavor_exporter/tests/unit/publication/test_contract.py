@@ -12,9 +12,11 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import calendar
 import datetime
+import time
 
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base
 
 
@@ -69,12 +71,23 @@ class TestContent(base.BaseTestCase):
                             '2027-01-15T08:00:00Z')
         self.assertEqual({'t': '2027-01-15T08:00:00Z',
                           'name': 'a@collected-at@'}, pub.decode(stamped))
-        legacy = pub.encode({'timestamp': pub.REFRESHED_AT})
-        served = pub.served(pub.LEGACY_LIST, legacy,
-                            {pub.LEGACY_TIMESTAMP: '2027-01-15 09:00:00'})
-        self.assertEqual({'timestamp': '2027-01-15 09:00:00'},
-                         pub.decode(served))
-        self.assertEqual(legacy, pub.served(pub.V2_LIST, legacy, {}))
+        both = pub.encode({'t': pub.COLLECTED_AT,
+                           'legacy': pub.LEGACY_COLLECTED_AT})
+        first_seen = calendar.timegm((2027, 1, 15, 8, 0, 0))
+        stamped = pub.decode(pub.stamped(both, first_seen))
+        self.assertEqual('2027-01-15T08:00:00Z', stamped['t'])
+        # The predecessor's format: local time, no zone.
+        self.assertEqual(time.strftime('%Y-%m-%d %H:%M:%S',
+                                       time.localtime(first_seen)),
+                         stamped['legacy'])
+
+    def test_marked_stale_flips_the_heads_flag_only(self):
+        body = pub.encode({'timestamp': 't', 'stale': False, 'flavors': [
+            {'name': '"stale":false', 'stale': False}]})
+        marked = pub.decode(pub.marked_stale(body))
+        self.assertIs(True, marked['stale'])
+        self.assertEqual({'name': '"stale":false', 'stale': False},
+                         marked['flavors'][0])
 
     def test_manifest_round_trip(self):
         entries = {'b': pub.Entry('x', 1, 1), 'a': pub.Entry('y', 2, 3)}
@@ -98,13 +111,12 @@ class TestPointer(base.BaseTestCase):
         moment = datetime.datetime(2027, 1, 15, 8, 0, 0,
                                    tzinfo=datetime.timezone.utc)
         pointer = pub.pointer(moment, 'placement', 3, 12)
-        self.assertEqual({pub.TIMESTAMP, pub.LEGACY_TIMESTAMP, pub.SOURCE,
+        self.assertEqual({pub.FORMAT, pub.TIMESTAMP, pub.SOURCE,
                           pub.FLAVOR_COUNT, pub.API_CALLS}, set(pointer))
+        self.assertEqual(pub.FORMAT_VERSION, pointer[pub.FORMAT])
         self.assertEqual('2027-01-15T08:00:00Z', pointer[pub.TIMESTAMP])
         self.assertEqual(moment.timestamp(),
                          pub.epoch(pointer[pub.TIMESTAMP]))
-        self.assertRegex(pointer[pub.LEGACY_TIMESTAMP],
-                         r'^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$')
 
     def test_unreadable_timestamp(self):
         self.assertIsNone(pub.epoch(None))
@@ -121,7 +133,8 @@ class TestHostRows(base.BaseTestCase):
     def test_rows_from_columns_and_index(self):
         numbers = {pub.POSITION: [1, pub.HOSTS_PER_PAGE],
                    pub.TOTAL: [4, 2], pub.AVAILABLE: [3, 0],
-                   pub.LIMITED_BY: [0, -1], pub.LABELS: ['VCPU']}
+                   pub.LIMITED_BY: [0, -1], pub.LABELS: ['VCPU'],
+                   pub.EXCLUDED: {'disabled': 1}}
         pages = {0: {pub.HOST: ['a', 'b'], pub.NODE: ['a.x', 'b.x'],
                      pub.ZONE: ['az1', 'az2']},
                  1: {pub.HOST: ['c'], pub.NODE: ['c.x'], pub.ZONE: [None]}}
@@ -130,6 +143,14 @@ class TestHostRows(base.BaseTestCase):
               'total': 4, 'available': 3, 'limited_by': 'VCPU'},
              {'host': 'c', 'node': 'c.x', 'availability_zone': None,
               'total': 2, 'available': 0, 'limited_by': None}],
-            pub.host_rows(numbers, pages.__getitem__))
+            pub.with_hosts({pub.FLAVOR: {pub.ID: 'f'}}, numbers,
+                           pages.__getitem__)[pub.FLAVOR][pub.HOSTS])
+        with_hosts = pub.with_hosts({pub.STALE: False,
+                                     pub.FLAVOR: {pub.ID: 'f'}},
+                                    numbers, pages.__getitem__)
+        self.assertEqual([pub.ID, pub.HOSTS, pub.EXCLUDED],
+                         list(with_hosts[pub.FLAVOR]))
+        self.assertEqual({'disabled': 1}, with_hosts[pub.FLAVOR][pub.EXCLUDED])
+        self.assertIs(False, with_hosts[pub.STALE])
         self.assertTrue(pub.is_hosts_page(pub.hosts_page(3)))
         self.assertFalse(pub.is_hosts_page(pub.v2_flavor('hosts')))

@@ -13,15 +13,17 @@
 #    under the License.
 """The contract between the worker and the API: what is published.
 
-The worker renders documents (flavor_exporter.capacity.render), the store
-writes them to the cache (flavor_exporter.common.store), the API reads and
-serves them (flavor_exporter.api). All three meet here and nowhere else:
+The worker renders documents (render.py), its publisher writes them to
+the cache (publisher.py), the API reads them (reader.py) and serves them
+(flavor_exporter.api). All of them meet here and nowhere else:
 
 - document names: what a document holds, and which route serves it;
 - encoding: compact UTF-8 JSON, the bytes the API serves as they are, with
-  stamps (placeholders) where a document says when the cloud was read;
+  stamps (placeholders) where a document says when its numbers were first
+  seen, filled in once, when it is published;
 - the manifest: which stored parts make each document of a generation;
-- the pointer: the small entry naming the current generation;
+- the pointer: the small entry naming the current generation, and the
+  format of what it names (FORMAT_VERSION);
 - cache keys: how those names become memcached keys;
 - the fields the API reads inside documents, to filter and index them.
 
@@ -46,8 +48,7 @@ import urllib.parse
 # Document names, each published once per generation.
 
 #: GPU flavors in the predecessor's shape: ``{"flavors": [...],
-#: "timestamp"}``, served by ``/gpus/flavors``; ``/gpus/flavors/{id}``
-#: serves one of its flavors. Its timestamp is REFRESHED_AT.
+#: "timestamp"}``, served by ``/gpus/flavors``.
 LEGACY_LIST = 'legacy/flavors'
 #: Every flavor, ``{"timestamp", "source", "stale", "flavors": [...]}``.
 V2_LIST = 'v2/flavors'
@@ -61,6 +62,11 @@ ACCESS = 'access'
 METRICS = 'metrics'
 
 
+def legacy_flavor(flavor_id):
+    """One flavor of LEGACY_LIST, ``{"flavor": {...}, "timestamp"}``."""
+    return 'legacy/flavor/%s' % flavor_id
+
+
 def v2_list(gpu=None):
     """V2_LIST, or the part of it whose flavors are (not) GPU flavors."""
     if gpu is None:
@@ -69,12 +75,18 @@ def v2_list(gpu=None):
 
 
 def v2_flavor(flavor_id):
-    """One flavor of V2_LIST plus the hosts excluded from it (EXCLUDED)."""
+    """One flavor of V2_LIST with its request groups, as anyone sees it."""
     return 'v2/flavor/%s' % flavor_id
 
 
 def v2_flavor_hosts(flavor_id):
-    """The flavor's per-host numbers, as columns (see host_rows())."""
+    """What only administrators see of a flavor (see with_hosts()).
+
+    The hosts excluded from it (EXCLUDED), and its per-host numbers as
+    columns that name hosts by their place in the host index: at 10,000
+    hosts a flavor's rows written out would be about ten times larger,
+    and most change with every refresh of a busy cloud.
+    """
     return 'v2/flavor/%s/hosts' % flavor_id
 
 
@@ -95,10 +107,6 @@ HOSTS_PAGE_PREFIX = 'hosts/'
 HOSTS_PER_PAGE = 2048
 
 
-#: The documents whose stamp is REFRESHED_AT: the API fills it in, so
-#: their bytes change with every generation.
-REFRESH_STAMPED = frozenset([LEGACY_LIST])
-
 # Fields the API reads inside documents.
 
 FLAVORS = 'flavors'            # the list of a list document
@@ -109,7 +117,7 @@ TOTAL = 'total'
 AVAILABLE = 'available'
 ZONES = 'availability_zones'   # {zone: {TOTAL, AVAILABLE}}
 ZONE = 'availability_zone'
-STALE = 'stale'                # set to true by the API on old data
+STALE = 'stale'                # true in what the API serves of old data
 LEGACY_ID = 'flavor_openstack_id'
 HOSTS = 'hosts'                # a flavor's per-host rows, as served
 EXCLUDED = 'excluded_hosts'    # {why: how many hosts}
@@ -119,26 +127,33 @@ EXCLUDED = 'excluded_hosts'    # {why: how many hosts}
 #: documents, in the status entry (at most UNREADABLE_PUBLISHED hosts).
 UNREADABLE_HOSTS = 'unreadable_hosts'
 
-# Columns of v2_flavor_hosts() and of hosts_page() documents.
+# Columns of v2_flavor_hosts() (besides EXCLUDED) and of hosts_page()
+# documents.
 POSITION = 'position'          # index of the host in the host index
 HOST = 'host'
 NODE = 'node'
 LIMITED_BY = 'limited_by'      # codes into LABELS, -1 for none
 LABELS = 'labels'
 
-# Stamps: what the renderer writes where a document says when the cloud
-# was read. NUL cannot occur in a flavor's name or in any other rendered
-# string, so a stamp is never mistaken for data.
+# Stamps: what the renderer writes where a document says when its
+# numbers were first seen; the publisher replaces them (stamped()), so
+# that they change only when the content does and a client polling with
+# If-None-Match gets 304 until a number changes. NUL cannot occur in a
+# flavor's name or in any other rendered string, so a stamp is never
+# mistaken for data.
 
-#: Replaced by the publisher with the time (ISO 8601 UTC) the document's
-#: content was first seen: it changes only when the content does.
+#: ISO 8601 UTC, in the v2 documents.
 COLLECTED_AT = '\x00collected-at\x00'
-#: Replaced by the API with the pointer's LEGACY_TIMESTAMP: the latest
-#: refresh, as the predecessor's documents said.
-REFRESHED_AT = '\x00refreshed-at\x00'
+#: "YYYY-MM-DD HH:MM:SS" local time, in the predecessor's documents.
+LEGACY_COLLECTED_AT = '\x00legacy-collected-at\x00'
 
 # The pointer: the cache entry naming the current generation.
 
+#: The version of this contract the generation follows. A reader serves
+#: only the version it knows: documents of another release's worker may
+#: lack what it reads, or hold it elsewhere.
+FORMAT = 'format'
+FORMAT_VERSION = 2
 GENERATION = 'generation'      # unique id of the generation
 SEQUENCE = 'sequence'          # grows by one with each generation
 #: When the pointer was written (seconds since the epoch): API processes
@@ -146,7 +161,6 @@ SEQUENCE = 'sequence'          # grows by one with each generation
 PUBLISHED_AT = 'published_at'
 MANIFEST = 'manifest'          # the manifest's Entry, as a list
 TIMESTAMP = 'timestamp'        # ISO 8601 UTC, when the cloud was read
-LEGACY_TIMESTAMP = 'legacy_timestamp'
 SOURCE = 'source'
 FLAVOR_COUNT = 'flavor_count'
 API_CALLS = 'api_calls'
@@ -181,6 +195,11 @@ def initial_status():
 # Cache entries that are not documents of a generation.
 POINTER_NAME = 'current'
 STATUS_NAME = 'status'
+#: Written by an API process that found no data ([api] compute_on_miss),
+#: or parts of the current generation missing: the leading worker
+#: publishes at once instead of at its next interval. Holds
+#: ``{GENERATION: the generation with parts missing, or null}``.
+REFRESH_REQUEST_NAME = 'refresh-request'
 
 # memcached keys: at most 250 bytes, no spaces or control characters.
 _MAX_NAME = 160
@@ -215,11 +234,24 @@ def stamp(body, placeholder, value):
     return body.replace(_fragment(placeholder), _fragment(value))
 
 
-def served(name, stored, pointer):
-    """The bytes the API serves for document name as stored."""
-    if name in REFRESH_STAMPED:
-        return stamp(stored, REFRESHED_AT, pointer.get(LEGACY_TIMESTAMP, ''))
-    return stored
+def stamped(body, first_seen):
+    """body with its stamps saying first_seen (seconds since the epoch)."""
+    body = stamp(body, COLLECTED_AT, iso_from_epoch(first_seen))
+    return stamp(body, LEGACY_COLLECTED_AT, legacy_timestamp(
+        datetime.datetime.fromtimestamp(first_seen, datetime.timezone.utc)))
+
+
+# What the head of every v2 document starts with (see render.py), and
+# what it says of data older than [api] stale_after. A quote cannot
+# follow "stale" unescaped inside a JSON string, so the first occurrence
+# is the head's.
+_FRESH = b'"%s":false' % STALE.encode()
+_STALE = b'"%s":true' % STALE.encode()
+
+
+def marked_stale(body):
+    """The encoded v2 document body saying ``"stale": true``."""
+    return body.replace(_FRESH, _STALE, 1)
 
 
 def _fragment(text):
@@ -263,9 +295,9 @@ def epoch(timestamp):
 
 
 def pointer(collected_at, source, flavor_count, api_calls):
-    """The pointer fields a refresh knows; the store adds the others."""
-    return {TIMESTAMP: iso_timestamp(collected_at),
-            LEGACY_TIMESTAMP: legacy_timestamp(collected_at),
+    """The pointer fields a refresh knows; the publisher adds the others."""
+    return {FORMAT: FORMAT_VERSION,
+            TIMESTAMP: iso_timestamp(collected_at),
             SOURCE: source,
             FLAVOR_COUNT: flavor_count,
             API_CALLS: api_calls}
@@ -279,11 +311,20 @@ def key(prefix, name):
     return '%s:%s' % (prefix, safe)
 
 
-def host_rows(numbers, index_page):
-    """The served per-host rows of a v2_flavor_hosts() document.
+def with_hosts(document, hosts_document, index_page):
+    """The v2_flavor() document value as administrators see it.
 
-    index_page(n) is the decoded hosts_page(n) document.
+    hosts_document: the decoded v2_flavor_hosts() document; index_page(n)
+    the decoded hosts_page(n) document. The flavor gains its per-host
+    rows (HOSTS) and the hosts excluded from it (EXCLUDED), in that order.
     """
+    flavor = dict(document[FLAVOR])
+    flavor[HOSTS] = _host_rows(hosts_document, index_page)
+    flavor[EXCLUDED] = hosts_document[EXCLUDED]
+    return dict(document, **{FLAVOR: flavor})
+
+
+def _host_rows(numbers, index_page):
     labels = numbers[LABELS]
     rows = []
     for position, total, available, code in zip(

@@ -11,15 +11,14 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""How rendered documents are published to, and read from, the cache.
+"""Publishing rendered documents to the cache, fenced.
 
 A refresh stores the parts of the documents whose content changed, then a
 manifest naming every document's parts, then moves the "current" pointer
-to the new manifest. Readers resolve the pointer first, so they see either
-the old refresh or the new one, never a mix; parts are immutable once
-written (their names come from their content, see
-flavor_exporter.common.published). A refresh that changes nothing writes
-only the pointer.
+to the new manifest (see reader.py for what readers do with it). Parts
+are immutable once written and stamped once, here: an unchanged document
+keeps its bytes, entity tag and time from one generation to the next. A
+refresh that changes nothing writes only the pointer.
 
 The publisher keeps the cache tidy: the parts only the generation before
 the previous one used are deleted once the new pointer is out (readers of
@@ -36,12 +35,11 @@ sequence the publisher based its work on (compare-and-set), or adds it
 where it is absent. A publisher that finds a newer sequence raises
 Superseded and its refresh is dropped; its parts are never pointed at.
 
-The pointer is small and written to every memcached server (a "replica",
-see flavor_exporter.common.cache); readers take the copy with the highest
-sequence, so losing one server loses no answer. The parts are spread over
-the servers by hashing: when a server is lost, or comes back empty, the
-publisher notices its copy of the pointer is missing and writes every
-part again (the cache's client hashes them onto the servers it has).
+The parts are spread over the memcached servers by hashing: when a server
+is lost, or comes back empty, or the servers the keys hash to change (a
+server marked dead, or back after dead_retry), the publisher notices (its
+copy of the pointer is missing, or its ring changed) and writes every
+part again, hashed onto the servers it has now.
 
 The status entry is separate: it records the last attempt, good or bad,
 without touching published data.
@@ -52,17 +50,16 @@ import uuid
 
 from oslo_log import log
 
-from flavor_exporter.common import cache
 from flavor_exporter.common import clouds
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import reader as reader_mod
 
 LOG = log.getLogger(__name__)
 
 CacheError = cache.CacheError
-
-
-class MissingData(CacheError):
-    """A part the pointer leads to is not in the cache (evicted, lost)."""
+_sequence = reader_mod.sequence
+_newest = reader_mod.newest
 
 
 class Superseded(CacheError):
@@ -75,20 +72,6 @@ class Superseded(CacheError):
             'served' % (newer_sequence if newer_sequence is not None
                         else 'concurrently', base_sequence))
         self.newer_sequence = newer_sequence
-
-
-def _sequence(pointer):
-    return pointer.get(pub.SEQUENCE, 0) if pointer else 0
-
-
-def _newest(pointers):
-    """The pointer with the highest sequence (the first of equals)."""
-    newest = None
-    for pointer in pointers:
-        if pointer is not None and (newest is None or
-                                    _sequence(pointer) > _sequence(newest)):
-            newest = pointer
-    return newest
 
 
 # publish(base=...) left out: the newest pointer when publishing starts.
@@ -110,20 +93,23 @@ class _Generation:
         return pub.Entry(*self.pointer[pub.MANIFEST])
 
 
-class DocumentStore:
-    """Generations of rendered documents plus the worker's status."""
+class Publisher:
+    """Publishes one cloud's generations and its worker's status."""
 
     def __init__(self, backend, prefix, ttl, clock=time.time):
         self._backend = backend
-        self._prefix = prefix
+        #: What was published, read as the API reads it.
+        self.reader = reader_mod.Reader(backend, prefix)
         self._ttl = ttl
         self._clock = clock
         # The publisher's view: the last two generations, newest last.
         self._published = None
         # Part name -> when this process last wrote it.
         self._written = {}
-        # The replicas that held this publisher's last pointer.
+        # The replicas that held this publisher's last pointer, and the
+        # servers its parts were hashed onto.
         self._holding = None
+        self._ring = None
 
     @classmethod
     def from_conf(cls, conf, cloud=None, backend=None):
@@ -138,13 +124,8 @@ class DocumentStore:
 
     @property
     def backend(self):
-        """The cache client, for other clouds' stores to share."""
+        """The cache client, for other clouds' publishers to share."""
         return self._backend
-
-    def _key(self, name):
-        return pub.key(self._prefix, name)
-
-    # Publishing
 
     def publish(self, documents, pointer, collected_at, rewrite=False,
                 base=_NEWEST):
@@ -159,7 +140,7 @@ class DocumentStore:
         when the cache failed; in both cases readers still see the old
         pointer.
         """
-        copies = self._pointer_copies()
+        copies = self.reader.pointer_copies()
         published = _newest(pointer for pointer, _ in copies.values())
         if base is _NEWEST:
             base = published
@@ -176,11 +157,11 @@ class DocumentStore:
                 # Another publisher took over: carry on from its data.
                 self._published = None
                 history = self._history(published)
-        if self._holding is not None and \
-                self._holders(copies, published) != self._holding:
+        if self._moved(copies, published):
             # A server was lost or came back empty: the parts it held
             # are gone, the others hold the rest.
             rewrite = True
+        ring = self._backend.ring()
         last = history[-1] if history else None
         changed_at = pub.epoch(pub.iso_timestamp(collected_at))
         now = self._clock()
@@ -203,6 +184,7 @@ class DocumentStore:
             pub.PUBLISHED_AT: round(now, 3),
             pub.MANIFEST: list(manifest)})
         self._swap_pointer(_sequence(base), pointer)
+        self._ring = ring
         self._forget(history, _Generation(pointer, entries))
         LOG.debug('Published generation %d: %d parts written for %d '
                   'documents', pointer[pub.SEQUENCE], len(writes),
@@ -210,17 +192,25 @@ class DocumentStore:
         return pointer
 
     def lost_parts(self, pointer):
-        """True when pointer is current but a server lost its share.
+        """True when pointer is current but readers miss some of its parts.
 
         A memcached server that restarted, or is lost, took its part of
-        the parts and its copy of the pointer with it; the parts have to
-        be written again. pointer: one this publisher published.
+        the parts and its copy of the pointer with it; a server that left
+        or joined the ring moved where readers look for some. The parts
+        have to be written again. pointer: one this publisher published.
         """
-        copies = self._pointer_copies()
+        copies = self.reader.pointer_copies()
         published = _newest(copy for copy, _ in copies.values())
         return (published is not None and
                 published[pub.GENERATION] == pointer[pub.GENERATION] and
-                self._holders(copies, published) != self._holding)
+                self._moved(copies, published))
+
+    def _moved(self, copies, published):
+        """Whether parts moved since this publisher last wrote them."""
+        if self._holding is None:
+            return False
+        return (self._holders(copies, published) != self._holding or
+                self._backend.ring() != self._ring)
 
     @staticmethod
     def _holders(copies, published):
@@ -229,25 +219,6 @@ class DocumentStore:
             if published is not None and pointer is not None and
             pointer[pub.GENERATION] == published[pub.GENERATION])
 
-    def _pointer_copies(self):
-        """{replica: (pointer or None, token)} of the servers answering.
-
-        Raises CacheError when none answers.
-        """
-        key = self._key(pub.POINTER_NAME)
-        copies = {}
-        error = None
-        for replica in self._backend.replicas:
-            try:
-                raw, token = self._backend.gets_replica(replica, key)
-            except CacheError as exc:
-                error = exc
-                continue
-            copies[replica] = (pub.decode(raw), token)
-        if not copies:
-            raise error
-        return copies
-
     def _swap_pointer(self, base_sequence, pointer):
         """Write pointer on every replica still at base_sequence or older.
 
@@ -255,7 +226,7 @@ class DocumentStore:
         publisher, so the first one that answers decides between two
         publishers that race from the same base.
         """
-        key = self._key(pub.POINTER_NAME)
+        key = self.reader.key(pub.POINTER_NAME)
         body = pub.encode(pointer)
         written = set()
         error = None
@@ -297,8 +268,7 @@ class DocumentStore:
             known = pub.Entry(identity, changed_at, 0)
         elif not (rewrite or self._expiring(known, now)):
             return known
-        parts = pub.split(pub.stamp(content, pub.COLLECTED_AT,
-                                    pub.iso_from_epoch(known.changed_at)))
+        parts = pub.split(pub.stamped(content, known.changed_at))
         entry = known._replace(parts=len(parts))
         writes.update(zip(entry.part_names(), parts))
         return entry
@@ -314,7 +284,7 @@ class DocumentStore:
             try:
                 if pointer is not None:
                     self._published = [_Generation(
-                        pointer, self.manifest(pointer))]
+                        pointer, self.reader.manifest(pointer))]
             except CacheError as exc:
                 LOG.info('No earlier generation read back (%s); every '
                          'document will be written', exc)
@@ -336,7 +306,7 @@ class DocumentStore:
     def _write(self, parts, now):
         if not parts:
             return
-        self._backend.set_many({self._key(name): body
+        self._backend.set_many({self.reader.key(name): body
                                 for name, body in parts.items()}, self._ttl)
         for name in parts:
             self._written[name] = now
@@ -359,7 +329,7 @@ class DocumentStore:
             if unused:
                 try:
                     self._backend.delete_many(
-                        [self._key(name) for name in unused])
+                        [self.reader.key(name) for name in unused])
                 except CacheError as exc:
                     # They expire anyway; publishing has succeeded.
                     LOG.info('Could not delete %d superseded parts: %s',
@@ -367,76 +337,23 @@ class DocumentStore:
                 for name in unused:
                     self._written.pop(name, None)
 
-    # Reading
-
-    def current(self):
-        """The pointer of the published generation, or None if cold.
-
-        The copy with the highest sequence among the servers that answer;
-        raises CacheError when none does.
-        """
-        return _newest(pointer
-                       for pointer, _ in self._pointer_copies().values())
-
-    def manifest(self, pointer):
-        """{document name: Entry} of the generation pointer names.
-
-        Raises MissingData when the manifest is not in the cache.
-        """
-        return pub.manifest_entries(pub.decode(self.read(
-            pub.Entry(*pointer[pub.MANIFEST]), 'the manifest')))
-
-    def read(self, entry, what='a document'):
-        """The stored bytes (stamped) of entry.
-
-        Raises MissingData when a part is not in the cache: an evicted or
-        lost part, never an unknown document (the manifest knows those).
-        """
-        names = entry.part_names()
-        found = self._backend.get_many([self._key(n) for n in names])
-        try:
-            return b''.join(found[self._key(n)] for n in names)
-        except KeyError:
-            raise MissingData(
-                'the cache lost %s of the published data (memcached '
-                'evicted it or restarted); the worker publishes it again '
-                'at its next refresh' % what) from None
-
-    def document(self, pointer, name):
-        """Document name of a generation as stored, or None if unknown."""
-        entry = self.manifest(pointer).get(name)
-        return None if entry is None else self.read(entry)
-
-    # The worker's status entry
+    # The worker's status entry, and refresh requests of API processes
 
     def write_status(self, status):
-        self._set(pub.STATUS_NAME, status)
+        self._backend.set_many(
+            {self.reader.key(pub.STATUS_NAME): pub.encode(status)}, self._ttl)
 
-    def status(self):
-        return self._get(pub.STATUS_NAME)
+    def refresh_request(self):
+        """What an API process asked for since the last answer, or None.
 
-    # A lock for work that must run once across processes
-
-    def try_lock(self, name, ttl):
-        """True when this caller took lock name; it expires after ttl s.
-
-        Raises CacheError when the cache cannot tell.
+        {contract.GENERATION: the generation it found parts of missing,
+        or None when it found no data}.
         """
-        return self._backend.add(self._key('lock/' + name),
-                                 pub.encode(uuid.uuid4().hex), ttl)
+        return pub.decode(self._backend.get(
+            self.reader.key(pub.REFRESH_REQUEST_NAME)))
 
-    def locked(self, name):
-        return self._backend.get(self._key('lock/' + name)) is not None
-
-    def unlock(self, name):
-        self._backend.delete(self._key('lock/' + name))
-
-    def _set(self, name, value):
-        self._backend.set_many({self._key(name): pub.encode(value)},
-                               self._ttl)
-
-    def _get(self, name):
-        return pub.decode(self._backend.get(self._key(name)))
+    def clear_refresh_request(self):
+        self._backend.delete(self.reader.key(pub.REFRESH_REQUEST_NAME))
 
     def close(self):
         self._backend.close()

@@ -17,10 +17,10 @@
 Every document is compact JSON bytes (or Prometheus text), made once per
 refresh, so the API never computes or re-encodes on its hot path. What the
 documents are called and how they are encoded is the contract with the API:
-flavor_exporter.common.published.
+flavor_exporter.publication.contract.
 """
 
-from flavor_exporter.common import published as pub
+from flavor_exporter.publication import contract as pub
 
 
 def _legacy_flavor(capacity):
@@ -92,14 +92,20 @@ def v2_flavor(capacity, detail=False):
         body['request_groups'] = (_request_groups(request) if valid
                                   else None)
         body['group_policy'] = request.group_policy if valid else None
-        body[pub.EXCLUDED] = dict(sorted(capacity.excluded.items()))
     return body
 
 
 def host_numbers(capacity, position_of):
-    """The per-host numbers of a flavor, as columns (pub.host_rows())."""
+    """The v2_flavor_hosts() document value of a flavor (see contract)."""
+    return dict(_host_columns(capacity, position_of), **{
+        pub.EXCLUDED: dict(sorted(capacity.excluded.items()))})
+
+
+def _host_columns(capacity, position_of):
     per_host = capacity.per_host
-    if hasattr(per_host, 'columns'):
+    if capacity.request is None:
+        positions, totals, available, labels, codes = [], [], [], [], []
+    elif hasattr(per_host, 'columns'):
         positions, totals, available, labels, codes = per_host.columns()
     else:
         rows = capacity.hosts
@@ -222,9 +228,8 @@ def list_document(report, gpu=None):
 def documents(report):
     """{document name: bytes} of one refresh, and the pointer fields.
 
-    The documents carry stamps where they say when the cloud was read
-    (see flavor_exporter.common.published): the publisher and the API
-    fill them in.
+    The documents carry stamps where they say when their numbers were
+    first seen (see contract.py): the publisher fills them in.
     """
     pointer = _pointer(report)
     head = _head(report)
@@ -234,7 +239,11 @@ def documents(report):
                    if c.gpu and c.request is not None]
     docs[pub.LEGACY_LIST] = pub.encode({
         pub.FLAVORS: [_legacy_flavor(c) for c in gpu_flavors],
-        pub.TIMESTAMP: pub.REFRESHED_AT})
+        pub.TIMESTAMP: pub.LEGACY_COLLECTED_AT})
+    for capacity in gpu_flavors:
+        docs[pub.legacy_flavor(capacity.flavor.id)] = pub.encode({
+            pub.FLAVOR: _legacy_flavor(capacity),
+            pub.TIMESTAMP: pub.LEGACY_COLLECTED_AT})
 
     listed = [(c, v2_flavor(c)) for c in report.flavors]
     docs[pub.v2_list()] = pub.encode(dict(
@@ -251,12 +260,10 @@ def documents(report):
         flavor_id = capacity.flavor.id
         docs[pub.v2_flavor(flavor_id)] = pub.encode(dict(
             head, **{pub.FLAVOR: v2_flavor(capacity, detail=True)}))
-        if capacity.request is not None:
-            key = id(capacity.per_host)
-            if key not in per_host:
-                per_host[key] = pub.encode(host_numbers(capacity,
-                                                        position_of))
-            docs[pub.v2_flavor_hosts(flavor_id)] = per_host[key]
+        key = id(capacity.per_host)
+        if key not in per_host:
+            per_host[key] = pub.encode(host_numbers(capacity, position_of))
+        docs[pub.v2_flavor_hosts(flavor_id)] = per_host[key]
     for name, page in host_index(report.hosts).items():
         docs[name] = pub.encode(page)
     docs[pub.V2_NAMES] = pub.encode({c.flavor.name: c.flavor.id
