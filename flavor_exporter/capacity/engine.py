@@ -450,4 +450,6 @@ def compute(snapshot, options, fits=None):
         result.per_host = numbers.per_host
         if not numbers.certain:
             result.request.unsupported.append(UNCERTAIN)
+    if fits is not None:
+        fits.finish()
     return _report(snapshot, flavors)

@@ -135,6 +135,10 @@ class Fits:
             self._of[id(group)] = (previous.get(key, {}),
                                    self._by_group.setdefault(key, {}))
 
+    def finish(self):
+        """End a refresh: only its own fits are kept for the next."""
+        self._of = {}
+
     def fit(self, request_key, request, group):
         """fit_any(request, group), from the last refresh if unchanged.
 
