@@ -12,6 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import functools
+import http.server
+import json
+import threading
 from unittest import mock
 
 import fixtures
@@ -122,3 +126,67 @@ class TestSettleEnvironment(base.TestCase):
             connection = openstack.connect(self.conf)
         self.assertIsInstance(connection.session.session,
                               lean_session.LeanSession)
+
+
+class _Echo(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with the headers it got, as JSON."""
+
+    protocol_version = 'HTTP/1.1'
+
+    def do_GET(self):
+        body = json.dumps({'path': self.path,
+                           'headers': dict(self.headers)}).encode()
+        self.send_response(200)
+        if self.path.startswith('/cookie'):
+            self.send_header('Set-Cookie', 'lb=1; Path=/')
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class TestLeanGet(base.TestCase):
+    """keystoneauth's plain GETs skip Session.request, nothing else."""
+
+    def setUp(self):
+        super().setUp()
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _Echo)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        self.url = 'http://127.0.0.1:%d' % server.server_address[1]
+        self.session = lean_session.LeanSession()
+        self.session.headers['User-Agent'] = 'flavor-exporter test'
+        self.full = self.useFixture(fixtures.MockPatchObject(
+            requests.Session, 'request', wraps=functools.partial(
+                requests.Session.request, self.session))).mock
+
+    def get(self, path, **kwargs):
+        kwargs.setdefault('allow_redirects', False)
+        return self.session.request('GET', self.url + path, **kwargs)
+
+    def test_plain_get_is_lean_and_sends_the_same(self):
+        answer = self.get('/a b', params={'limit': 2, 'marker': 'x:y'},
+                          headers={'X-Auth-Token': 't', 'Accept': None})
+        self.full.assert_not_called()
+        seen = answer.json()
+        self.assertEqual('/a%20b?limit=2&marker=x%3Ay', seen['path'])
+        self.assertEqual('t', seen['headers']['X-Auth-Token'])
+        self.assertEqual('flavor-exporter test',
+                         seen['headers']['User-Agent'])
+        self.assertNotIn('Accept', seen['headers'])
+        self.assertEqual(200, answer.status_code)
+        self.assertIsNotNone(answer.elapsed)
+
+    def test_other_requests_and_cookies_take_requests_path(self):
+        self.get('/x', allow_redirects=True)
+        self.assertEqual(1, self.full.call_count)
+        # A server that sets a cookie gets it back, the usual way.
+        self.get('/cookie')
+        self.assertEqual(1, self.full.call_count)
+        seen = self.get('/after').json()
+        self.assertEqual(2, self.full.call_count)
+        self.assertEqual('lb=1', seen['headers']['Cookie'])
