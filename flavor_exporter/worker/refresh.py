@@ -146,8 +146,15 @@ class Refresher:
         snapshot = self._source.collect(self._client)
         return engine.compute(snapshot, self._options, fits)
 
-    def refresh(self):
-        """Refresh once; True when a new generation was published."""
+    def refresh(self, record_failure=True):
+        """Refresh once; True when a new generation was published.
+
+        record_failure: whether a failure goes into the status entry. A
+        worker that refreshes only because no coordination backend says
+        who leads must not overwrite the leader's status with its own
+        failures (missing credentials, say) while the leader's data is
+        good; its successes still say what it published.
+        """
         started = time.monotonic()
         self._status[pub.LAST_ATTEMPT_AT] = pub.iso_timestamp(_now())
         try:
@@ -180,7 +187,8 @@ class Refresher:
             # would append the exception again.
             LOG.error('%sCapacity refresh failed, the last good data '
                       'stays published: %s', self.cloud.log_prefix, message)
-            self._record(started, error=message)
+            if record_failure:
+                self._record(started, error=message)
             return False
         self._last_documents = (documents, pointer, report.collected_at)
         self._last_published = published
