@@ -26,6 +26,7 @@ from oslo_log import log
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import pci_alias
+from flavor_exporter.capacity import vector_fit
 from flavor_exporter.common import clouds
 from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures
@@ -120,6 +121,9 @@ class Refresher:
                          else options)
         self._last_documents = None
         self._last_published = None
+        # Host group fits of the last refresh, reused where the cloud did
+        # not change.
+        self._fits = vector_fit.Fits()
         self._status = pub.initial_status()
 
     @property
@@ -128,8 +132,11 @@ class Refresher:
         error = self._status[pub.LAST_ERROR]
         return error['message'] if error else None
 
-    def compute(self):
-        """Collect and compute once; the Report. Raises on failure."""
+    def compute(self, fits=None):
+        """Collect and compute once; the Report. Raises on failure.
+
+        fits: the vector_fit.Fits of earlier refreshes to reuse, if any.
+        """
         if self._client is None:
             self._client = openstack.CloudClient.from_conf(
                 self._conf, self.cloud.group)
@@ -137,7 +144,7 @@ class Refresher:
             self._source = make_source(self._conf, self._client,
                                        self.cloud.log_prefix)
         snapshot = self._source.collect(self._client)
-        return engine.compute(snapshot, self._options)
+        return engine.compute(snapshot, self._options, fits)
 
     def refresh(self, record_failure=True):
         """Refresh once; True when a new generation was published.
@@ -154,7 +161,7 @@ class Refresher:
             # What the result may replace: if another worker publishes
             # meanwhile, this result is older than its and is dropped.
             base = self._publisher.reader.current()
-            report = self.compute()
+            report = self.compute(self._fits)
             check_unreadable(
                 report, self._conf.capacity.max_unreadable_hosts_percent)
             documents, pointer = render.documents(report)
