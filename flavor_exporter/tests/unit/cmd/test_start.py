@@ -29,6 +29,7 @@ from flavor_exporter.cmd import report as cmd_report
 from flavor_exporter.cmd import start
 from flavor_exporter.cmd import worker as cmd_worker
 from flavor_exporter.common import config
+from flavor_exporter.common import config_check
 from flavor_exporter.tests import base
 
 BAD_ALIAS = '{"name": "V100", "vendor_id": "10de"}'
@@ -233,6 +234,24 @@ class TestConfigAccepted(StartTestCase):
         self.stderr.seek(0)
         self.assertEqual('', self.stderr.read())
         self.launcher.assert_called_once()
+
+
+    def test_documented_sections_are_ours(self):
+        # README documents [oslo_policy]: not "another program's" section.
+        path = self.config_file(
+            '[oslo_policy]\npolicy_file = policy.yaml\n'
+            'enforce_new_defaults = true\n'
+            '[placement_database]\nconnection = sqlite://\n')
+        config.parse_args(['--config-file', path])
+        self.assertEqual(['%s: [placement_database]' % path],
+                         config_check.check(self.conf))
+
+    def test_misspelled_policy_option(self):
+        path = self.config_file('[oslo_policy]\npolicy_fil = p.yaml\n')
+        status = cmd_api.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-api', status,
+                           '[oslo_policy] has no option "policy_fil"; did '
+                           'you mean "policy_file"?')
 
 
 class TestCloudsConfig(StartTestCase):
