@@ -254,6 +254,43 @@ class TestConfigAccepted(StartTestCase):
                            'you mean "policy_file"?')
 
 
+class TestReadmeExamples(StartTestCase):
+    """README's examples of refused configurations are what is printed."""
+
+    README = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..',
+                          'README.rst')
+    PATH = '/etc/flavor-exporter/flavor-exporter.conf'
+    # What each example's file holds, by the example's order.
+    FILES = (None, '[worker]\nrefresh_interval = 5\n',
+             '[worker]\nrefresh_intervall = 60\n',
+             '[document_cahce]\nkey_prefix = x\n')
+
+    def examples(self):
+        with open(self.README) as readme:
+            text = readme.read()
+        block = text.split('and exit status 2::\n\n', 1)[1]
+        block = block.split('\n\n', 1)[0]
+        return [line.strip() for line in block.splitlines()
+                if line.strip().startswith('flavor-exporter-worker: ')]
+
+    def test_each_example(self):
+        examples = self.examples()
+        self.assertEqual(len(self.FILES), len(examples))
+        for number, (text, example) in enumerate(zip(self.FILES, examples)):
+            self.stderr.seek(0)
+            self.stderr.truncate()
+            self.conf.clear()
+            path = os.path.join(self.directory, 'example-%d.conf' % number)
+            if text is not None:
+                with open(path, 'w') as conf:
+                    conf.write(text)
+            status = cmd_worker.main(['--config-file', path])
+            self.assertEqual(config.EXIT_INVALID_CONFIG, status)
+            self.stderr.seek(0)
+            self.assertEqual(example.replace(self.PATH, path),
+                             self.stderr.read().strip())
+
+
 class TestCloudsConfig(StartTestCase):
 
     def test_a_name_that_cannot_be_a_cloud(self):
