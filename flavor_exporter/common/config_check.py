@@ -36,10 +36,10 @@ from oslo_config import cfg
 
 from flavor_exporter._i18n import _
 from flavor_exporter.conf import clouds as clouds_conf
-from flavor_exporter.conf import opts
+from flavor_exporter.conf import opts as conf_opts
 
 # The sample configuration's namespaces: the options a file may set.
-NAMESPACES = opts.SAMPLE_NAMESPACES
+NAMESPACES = conf_opts.SAMPLE_NAMESPACES
 
 # Groups whose options also depend on their auth_type (keystoneauth),
 # besides every [cloud:NAME].

@@ -235,7 +235,6 @@ class TestConfigAccepted(StartTestCase):
         self.assertEqual('', self.stderr.read())
         self.launcher.assert_called_once()
 
-
     def test_documented_sections_are_ours(self):
         # README documents [oslo_policy]: not "another program's" section.
         path = self.config_file(
