@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import textwrap
+import time
 
 import fixtures
 from testtools import content
@@ -115,6 +116,21 @@ class TestImage(base.BaseTestCase):
     def container(self, *args):
         return self.useFixture(podman.Container(*args)).log_on_failure(self)
 
+    def wait_for_port(self, api):
+        """Until the API listens; fails at once if its container exits.
+
+        Starting a container copies the image (vfs storage): seconds.
+        """
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                loopback.wait_for_port(self.api_port, timeout=1)
+                return
+            except RuntimeError:
+                self.assertTrue(api.running(), 'the API container exited')
+                self.assertLess(time.monotonic(), deadline,
+                                'the API container does not listen')
+
     def wait_for(self, path):
         answer = test_api_uwsgi.fetch_ok(self.api_port, path, timeout=180)
         self.assertEqual(200, answer[0], answer)
@@ -129,8 +145,7 @@ class TestImage(base.BaseTestCase):
                        '--config-file', CONFIG_DIR + '/flavor-exporter.conf')
         # The image's own command: flavor-exporter-api on the mounted file.
         api = self.container(*self.mounted(), self.image)
-        # Starting a container copies the image (vfs storage): seconds.
-        loopback.wait_for_port(self.api_port, timeout=180)
+        self.wait_for_port(api)
 
         served = self.wait_for('/v2/flavors/')
         self.assertEqual(numbers(expected['flavors']),

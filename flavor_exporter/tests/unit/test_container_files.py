@@ -113,3 +113,15 @@ class TestPackageData(base.BaseTestCase):
             named |= set(paths.split())
         self.assertIn('api/openapi.json', found)
         self.assertEqual(found, named)
+
+    def test_every_directory_of_modules_is_a_package(self):
+        # find_packages leaves a directory without __init__.py out of the
+        # wheel: it imports from a checkout, not once installed.
+        package = os.path.join(ROOT, 'flavor_exporter')
+        missing = []
+        for directory, dirs, files in os.walk(package):
+            dirs[:] = [d for d in dirs if d != '__pycache__']
+            if (any(name.endswith('.py') for name in files)
+                    and '__init__.py' not in files):
+                missing.append(os.path.relpath(directory, ROOT))
+        self.assertEqual([], missing)
