@@ -274,11 +274,7 @@ def source_notes(request, observable, pool_types):
     for demand in request.pci:
         pooled = demand.alias in pool_types
         if demand.resource_class is None:
-            if pooled:
-                lines.append('PCI alias %r is not in [pci] alias: counted '
-                             'from GPU host aggregates only, not from '
-                             'devices in Placement' % demand.alias)
-            else:
+            if not pooled:
                 lines.append('PCI alias %r is not in [pci] alias and no GPU '
                              'host aggregate offers it: nothing can be '
                              'counted' % demand.alias)
@@ -290,6 +286,20 @@ def source_notes(request, observable, pool_types):
     return lines
 
 
+def counting_notes(request, pool_types):
+    """Lines on how request's GPUs were counted, when not from Placement.
+
+    A cloud that does not report PCI devices to Placement describes them
+    with GPU host aggregates, and needs no [pci] alias for that: these
+    numbers are exact, so the line is information, not a limitation.
+    """
+    return ['PCI alias %r: GPUs counted from GPU host aggregates '
+            '(gpu_count, gpu_type); name it in [pci] alias to count PCI '
+            'devices reported to Placement instead' % demand.alias
+            for demand in request.pci
+            if demand.resource_class is None and demand.alias in pool_types]
+
+
 def _add_source_notes(flavors, snapshot):
     pool_types = {pool.gpu_type for host in snapshot.hosts
                   for pool in host.gpu_pools}
@@ -297,6 +307,8 @@ def _add_source_notes(flavors, snapshot):
         if result.request is not None:
             result.request.unsupported.extend(source_notes(
                 result.request, snapshot.observable, pool_types))
+            result.request.notes.extend(counting_notes(result.request,
+                                                       pool_types))
 
 
 def _skipped(flavor, patterns):

@@ -103,8 +103,12 @@ class ResourceRequest:
     pci: list = dataclasses.field(default_factory=list)  # PciDemand
     # aggregate_instance_extra_specs (and unscoped) keys -> required value.
     aggregate_specs: dict = dataclasses.field(default_factory=dict)
-    # What the engine cannot model (NUMA topology, ...), one line each.
+    # What the engine cannot model (NUMA topology, ...), one line each:
+    # the numbers may be higher than what Nova would start.
     unsupported: list = dataclasses.field(default_factory=list)
+    # How a number was counted where that is not from Placement inventory
+    # (GPUs from host aggregates), one line each: information, not a gap.
+    notes: list = dataclasses.field(default_factory=list)
     # Traits Nova's request filters require on the compute node (root)
     # provider because of this flavor (Placement's root_required).
     root_required: frozenset = frozenset()

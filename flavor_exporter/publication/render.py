@@ -86,6 +86,7 @@ def v2_flavor(capacity, detail=False):
             for zone, (t, a) in sorted(capacity.zones.items())},
         'limited_by': capacity.limited_by,
         'unsupported': list(request.unsupported) if valid else [],
+        'notes': list(request.notes) if valid else [],
         'error': capacity.error,
     }
     if detail:
