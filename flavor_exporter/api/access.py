@@ -44,20 +44,25 @@ class Access:
             self.project_id = caller.project_id
             self._credentials = caller.to_policy_values()
 
-    def may(self, rule):
-        """Whether policy rule allows the caller (decided once)."""
+    def may(self, rule, target=None):
+        """Whether policy rule allows the caller (decided once).
+
+        target: what the route names, e.g. {'project_id': ...}.
+        """
         if self._enforcer is None:
             return True
-        if rule not in self._decided:
+        decided = (rule, tuple(sorted((target or {}).items())))
+        if decided not in self._decided:
             try:
-                allowed = self._enforcer.enforce(rule, {}, self._credentials)
+                allowed = self._enforcer.enforce(rule, target or {},
+                                                 self._credentials)
             except policy.InvalidScope:
                 allowed = False
-            self._decided[rule] = bool(allowed)
-        return self._decided[rule]
+            self._decided[decided] = bool(allowed)
+        return self._decided[decided]
 
-    def require(self, rule):
-        if not self.may(rule):
+    def require(self, rule, target=None):
+        if not self.may(rule, target):
             LOG.debug('Policy %s refused project %s', rule, self.project_id)
             raise Forbidden('Your role does not allow this (policy %s). Ask '
                             'an administrator for a system reader token.'

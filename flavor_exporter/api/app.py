@@ -33,6 +33,7 @@ from flavor_exporter.api import healthcheck
 from flavor_exporter.api import hooks
 from flavor_exporter.api.middleware import request_limits
 from flavor_exporter.api import policy
+from flavor_exporter.api import projects
 from flavor_exporter.api import queries as queries_mod
 from flavor_exporter.api import routes
 from flavor_exporter.common import clouds
@@ -64,7 +65,9 @@ def make_queries(conf, backend=None):
     return queries_mod.Queries(
         readers, clouds.default(conf).name,
         conf.api.generation_check_interval, stale_after(conf),
-        on_cold=on_cold)
+        on_cold=on_cold, projects=lambda reader: projects.ProjectDocuments(
+            reader, conf.projects.max_age, conf.projects.wait,
+            conf.projects.retry_after, queries_mod.REQUEST_TTL))
 
 
 def make_pages(queries, conf):

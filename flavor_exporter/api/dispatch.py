@@ -45,6 +45,13 @@ ALLOWED_METHODS = ('GET', 'HEAD')
 ROUTE_KEY = 'flavor_exporter.route'
 
 
+def _target(params):
+    """The policy target of a route: the project it names, if any."""
+    if 'project_id' in params:
+        return {'project_id': params['project_id']}
+    return None
+
+
 class Dispatcher:
 
     def __init__(self, queries, pages, mounted, enforcer, retry_after,
@@ -80,7 +87,7 @@ class Dispatcher:
             caller = (access.Access(self._enforcer, environ)
                       if self._enforcer else access.UNRESTRICTED)
             if route.policy:
-                caller.require(route.policy)
+                caller.require(route.policy, _target(params))
             query = self._query(route, environ)
             if route.kind == routes.PAGE:
                 return self._page(route, params, caller, environ,

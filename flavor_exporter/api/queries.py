@@ -38,6 +38,7 @@ from flavor_exporter.api import access
 from flavor_exporter.api import filters
 from flavor_exporter.api import generations
 from flavor_exporter.api import memo as memo_mod
+from flavor_exporter.api import projects as projects_mod
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import reader as reader_mod
@@ -81,9 +82,12 @@ def http_date(epoch):
 class _Cloud:
     """What one API process knows of one cloud's published data."""
 
-    def __init__(self, reader, watcher, on_cold, status_interval, clock):
+    def __init__(self, reader, watcher, on_cold, status_interval, clock,
+                 projects=None):
         self.reader = reader
         self.watcher = watcher
+        #: api.projects.ProjectDocuments of the cloud, None: not served.
+        self.projects = projects
         self.on_cold = on_cold
         self._status_interval = status_interval
         self._clock = clock
@@ -129,12 +133,14 @@ class Queries:
 
     def __init__(self, readers, default, check_interval, stale_after,
                  on_cold=None, memo=None, clock=time.monotonic,
-                 wall_clock=time.time):
+                 wall_clock=time.time, projects=None):
         """readers: {cloud name: publication.reader.Reader}, in order.
 
         default: the name of the cloud the legacy and unprefixed v2
         routes serve; on_cold: {cloud name: callable filling that cloud's
-        cold cache, True when it did} ([api] compute_on_miss).
+        cold cache, True when it did} ([api] compute_on_miss);
+        projects: a callable making a cloud's api.projects
+        .ProjectDocuments from its reader.
         """
         on_cold = on_cold or {}
         self.default = default
@@ -142,7 +148,7 @@ class Queries:
             (name, _Cloud(reader, generations.GenerationWatcher(
                 reader, check_interval, stale_after, clock=clock,
                 wall_clock=wall_clock), on_cold.get(name), check_interval,
-                clock))
+                clock, projects(reader) if projects else None))
             for name, reader in readers.items())
         self._memo = memo if memo is not None else memo_mod.Memo()
 
@@ -286,6 +292,65 @@ class Queries:
         variant = ('hosts', hosts.etag, generation.host_index_tags,
                    view.stale)
         return Answer(self._variant(base, variant, make), view)
+
+    # What one project can start
+
+    def project_flavors(self, cloud, project_id, caller):
+        """/v2/projects/{project_id}/flavors/: the project's document.
+
+        Raises projects.NotReady while the worker has not answered yet.
+        """
+        state, held, stale = self._project(cloud, project_id)
+        return Answer(self._project_representation(held, stale),
+                      generations.View(None, stale, None, None))
+
+    def project_flavor(self, cloud, project_id, flavor, caller):
+        """/v2/projects/{project_id}/flavors/{flavor}: one of its flavors."""
+        state, held, stale = self._project(cloud, project_id)
+        base = self._project_representation(held, stale)
+        document = self._memo.get(('value', base.etag),
+                                  lambda: json.loads(base.body),
+                                  lambda value: DECODED_COST * len(base.body))
+        found = None
+        for entry in document[pub.FLAVORS]:
+            if entry[pub.ID] == flavor:
+                found = entry
+                break
+            if found is None and entry[pub.NAME] == flavor:
+                found = entry
+        if found is None:
+            raise NotFound('Project %s may use no flavor with the id or '
+                           'name "%s".' % (project_id, flavor))
+
+        def make():
+            one = {k: v for k, v in document.items() if k != pub.FLAVORS}
+            one[pub.FLAVOR] = found
+            return pub.encode(one)
+        return Answer(self._variant(base, ('flavor', found[pub.ID]), make),
+                      generations.View(None, stale, None, None))
+
+    def _project(self, cloud, project_id):
+        state = self._cloud(cloud)
+        if not projects_mod.valid_project_id(project_id):
+            raise filters.BadQuery('"%s" is not a project id.'
+                                   % project_id[:80])
+        if state.projects is None:
+            raise NotFound('This API serves no project documents.')
+        try:
+            held, stale = state.projects.get(project_id)
+        except reader_mod.CacheError as exc:
+            raise Unavailable('%s: %s' % (generations.UNREACHABLE,
+                                          exc)) from exc
+        return state, held, stale
+
+    def _project_representation(self, held, stale):
+        entry = held.entry
+        base = Representation(held.body, entry.etag,
+                              http_date(entry.changed_at))
+        if not stale:
+            return base
+        return self._variant(base, ('stale',),
+                             lambda: pub.marked_stale(held.body))
 
     def metrics(self, cloud, view):
         """The published per-flavor gauges of view's generation, bytes."""

@@ -25,6 +25,7 @@ import webob
 
 from flavor_exporter.api import access
 from flavor_exporter.api import filters
+from flavor_exporter.api import projects
 from flavor_exporter.api import queries
 from flavor_exporter.publication import contract as pub
 
@@ -97,6 +98,8 @@ def for_exception(exc, retry_after):
         return 400, str(exc), []
     if isinstance(exc, access.Forbidden):
         return 403, str(exc), []
+    if isinstance(exc, projects.NotReady):
+        return service_unavailable(str(exc), exc.retry_after)
     if isinstance(exc, queries.NoData):
         return service_unavailable(
             'No capacity data has been published yet; the worker '

@@ -74,6 +74,10 @@ _V2 = [
     ('/v2/flavors/{flavor}', 'getFlavor', DOCUMENT, 'flavor',
      policies.FLAVOR_GET),
     ('/v2/status', 'getStatus', PAGE, 'status', policies.STATUS),
+    ('/v2/projects/{project_id}/flavors/', 'listProjectFlavors', DOCUMENT,
+     'project_flavors', policies.PROJECT_FLAVOR_LIST),
+    ('/v2/projects/{project_id}/flavors/{flavor}', 'getProjectFlavor',
+     DOCUMENT, 'project_flavor', policies.PROJECT_FLAVOR_GET),
 ]
 
 TABLE = [

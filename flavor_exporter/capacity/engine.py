@@ -37,6 +37,7 @@ from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import request as request_mod
+from flavor_exporter.capacity import tenancy
 from flavor_exporter.capacity import vector_fit
 
 DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
@@ -60,6 +61,8 @@ class Options:
     aliases: dict = dataclasses.field(default_factory=dict)
     skip_patterns: tuple = ('DEPRECATED',)
     aggregate_instance_extra_specs: bool = True
+    #: Which tenant filters the scheduler runs (tenancy.TenantIsolation).
+    tenancy: object = tenancy.OFF
 
 
 @dataclasses.dataclass
@@ -86,6 +89,10 @@ class FlavorCapacity:
     per_host: object = dataclasses.field(default_factory=list)
     excluded: dict = dataclasses.field(default_factory=dict)  # why -> n
     limited_by: str | None = None
+    # [total, available] on hosts only named projects may use (tenancy):
+    # not in total and available, which a project named in no aggregate
+    # could start. Their per-host numbers are in per_host.
+    reserved: list = dataclasses.field(default_factory=lambda: [0, 0])
 
     @property
     def gpu(self):
@@ -167,6 +174,7 @@ class Report:
     problems: list
     api_calls: int = 0
     hosts: list = dataclasses.field(default_factory=list)  # model.Host
+    aggregates: list = dataclasses.field(default_factory=list)
 
     @property
     def unreadable(self):
@@ -187,6 +195,8 @@ def _exclusion(host, request, options, metadata):
         return 'compute service disabled'
     if not host.up:
         return 'compute service down'
+    if not tenancy.usable_by_someone(metadata, options.tenancy):
+        return tenancy.NO_PROJECT
     if not request.root_required <= host.traits:
         return 'compute node lacks required traits'
     if (options.aggregate_instance_extra_specs and request.aggregate_specs
@@ -230,6 +240,10 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
         result.hosts.append(HostCapacity(host.name, host.node,
                                          host.availability_zone, total,
                                          available, limit))
+        if not tenancy.is_open(host_metadata[host.name], options.tenancy):
+            result.reserved[0] += total
+            result.reserved[1] += available
+            continue
         result.total += total
         result.available += available
         zone = result.zones.setdefault(host.availability_zone, [0, 0])
@@ -322,7 +336,8 @@ def _report(snapshot, flavors):
                   flavors=flavors,
                   problems=list(snapshot.problems),
                   api_calls=snapshot.api_calls,
-                  hosts=list(snapshot.hosts))
+                  hosts=list(snapshot.hosts),
+                  aggregates=list(snapshot.aggregates))
 
 
 def reference_compute(snapshot, options):
@@ -363,6 +378,7 @@ class _Numbers:
     limited_by: str | None
     per_host: HostNumbers
     certain: bool
+    reserved: list
 
 
 def _request_numbers(request, groups, options, zone_names, fit=None):
@@ -379,6 +395,7 @@ def _request_numbers(request, groups, options, zone_names, fit=None):
     zone_seen = numpy.zeros(len(zone_names), dtype=bool)
     entries = []
     certain = True
+    reserved = [0, 0]
     for group in groups:
         why = _exclusion(group.representative, request, options,
                          group.metadata)
@@ -390,6 +407,14 @@ def _request_numbers(request, groups, options, zone_names, fit=None):
         if found.total == 0:
             excluded['does not fit'] = (excluded.get('does not fit', 0)
                                         + len(group))
+            continue
+        entries.append((group, found.total,
+                        found.available.astype(numpy.int32, copy=False),
+                        found.limits,
+                        found.labels))
+        if not tenancy.is_open(group.metadata, options.tenancy):
+            reserved[0] += found.total * len(group)
+            reserved[1] += int(found.available.sum())
             continue
         total += found.total * len(group)
         available += int(found.available.sum())
@@ -403,10 +428,6 @@ def _request_numbers(request, groups, options, zone_names, fit=None):
         for label, hit in zip(found.labels, hits):
             if hit:
                 limits[label] += int(hit)
-        entries.append((group, found.total,
-                        found.available.astype(numpy.int32, copy=False),
-                        found.limits,
-                        found.labels))
     limited_by = None
     if limits:
         limited_by = sorted(limits.items(),
@@ -414,7 +435,7 @@ def _request_numbers(request, groups, options, zone_names, fit=None):
     zones = {zone: [int(zone_totals[i]), int(zone_available[i])]
              for i, zone in enumerate(zone_names) if zone_seen[i]}
     return _Numbers(total, available, zones, excluded, limited_by,
-                    HostNumbers(entries), certain)
+                    HostNumbers(entries), certain, reserved)
 
 
 def compute(snapshot, options, fits=None):
@@ -466,6 +487,7 @@ def compute(snapshot, options, fits=None):
             result.zones[zone] = list(counts)
         result.excluded = dict(numbers.excluded)
         result.limited_by = numbers.limited_by
+        result.reserved = list(numbers.reserved)
         result.per_host = numbers.per_host
         if not numbers.certain:
             result.request.unsupported.append(UNCERTAIN)

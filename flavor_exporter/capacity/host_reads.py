@@ -35,6 +35,7 @@ engine already turned into GpuPools by the source, zones as zone codes.
 """
 
 from flavor_exporter.capacity import aggregate_filter
+from flavor_exporter.capacity import tenancy
 
 
 def _aggregate_instance_extra_specs(requests, options, present):
@@ -45,8 +46,17 @@ def _aggregate_instance_extra_specs(requests, options, present):
                       for key in request.aggregate_specs}
 
 
+def _tenant_isolation(requests, options, present):
+    """AggregateMultiTenancyIsolation, require_tenant_aggregate.
+
+    Every filter_tenant_id* key when either runs: hosts reserved for
+    projects are counted apart from the open ones (tenancy.py).
+    """
+    return tenancy.read_keys(options.tenancy, present)
+
+
 # Every filter of the engine that reads aggregate metadata.
-READERS = (_aggregate_instance_extra_specs,)
+READERS = (_aggregate_instance_extra_specs, _tenant_isolation)
 
 
 def metadata_keys(requests, options, hosts):

@@ -145,6 +145,9 @@ class Snapshot:
     # Data the collector skipped, one human-readable line each.
     problems: list = dataclasses.field(default_factory=list)
     api_calls: int = 0
+    # Every host aggregate (model.Aggregate), hosts or not: the tenant
+    # filters read aggregates that have none (tenancy.py).
+    aggregates: list = dataclasses.field(default_factory=list)
     # The resource classes the source can see at all, or None when it sees
     # every class Placement has (a flavor asking for another one is marked
     # unsupported rather than counted as 0 of 0 without a word).

@@ -23,6 +23,9 @@ from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
 from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
+from flavor_exporter.conf import projects
+from flavor_exporter.conf import quota
+from flavor_exporter.conf import tenant_isolation
 from flavor_exporter.conf import worker
 
 CONF = cfg.CONF
@@ -36,3 +39,6 @@ openstack.register_opts(CONF)
 capacity.register_opts(CONF)
 coordination.register_opts(CONF)
 pci.register_opts(CONF)
+quota.register_opts(CONF)
+tenant_isolation.register_opts(CONF)
+projects.register_opts(CONF)

@@ -66,6 +66,16 @@ opts = [
                     'refresh fails instead: the last good data stays '
                     'published and becomes stale after [api] stale_after. '
                     '0 fails the refresh on any unreadable host.'),
+    cfg.StrOpt('nova_release', default='2026.2',
+               choices=['2024.1', '2024.2', '2025.1', '2025.2', '2026.1',
+                        '2026.2'],
+               help='The OpenStack release of the cloud\'s Nova, for '
+                    'what no API shows: the keys AggregateMultiTenancy'
+                    'Isolation reads (filter_tenant_id alone before '
+                    '2024.2, every key starting with it since), and how '
+                    'unified limits are enforced (missing and -1 limits '
+                    'before 2025.1; PCI alias classes counted only from '
+                    '2026.2).'),
 ]
 
 

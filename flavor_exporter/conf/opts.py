@@ -26,10 +26,13 @@ from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
 from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
+from flavor_exporter.conf import projects
+from flavor_exporter.conf import quota
+from flavor_exporter.conf import tenant_isolation
 from flavor_exporter.conf import worker
 
 _MODULES = (default, clouds, api, worker, coordination, cache, openstack,
-            capacity, pci)
+            capacity, tenant_isolation, quota, projects, pci)
 
 # The oslo.config.opts namespaces of the sample configuration, in the
 # order etc/flavor-exporter/flavor-exporter-config-generator.conf names

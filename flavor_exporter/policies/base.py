@@ -17,6 +17,7 @@ from oslo_policy import policy
 
 ADMIN_OR_SYSTEM_READER = 'rule:admin_or_system_reader'
 ANY_AUTHENTICATED = '@'
+PROJECT_READER = 'rule:project_reader'
 
 rules = [
     policy.RuleDefault(
@@ -24,6 +25,11 @@ rules = [
         check_str='role:admin or (role:reader and system_scope:all)',
         description='An administrator, or a reader of the whole '
                     'deployment (a system-scoped token).'),
+    policy.RuleDefault(
+        name='project_reader',
+        check_str='(role:reader or role:member) and '
+                  'project_id:%(project_id)s',
+        description='A reader or member of the project the route names.'),
 ]
 
 

@@ -31,6 +31,8 @@ ALL_FLAVORS = PREFIX + 'flavor:all_projects'
 HOSTS = PREFIX + 'flavor:hosts'
 STATUS = PREFIX + 'status:get'
 METRICS = PREFIX + 'metrics:get'
+PROJECT_FLAVOR_LIST = PREFIX + 'project:flavor:list'
+PROJECT_FLAVOR_GET = PREFIX + 'project:flavor:get'
 
 _SCOPES = ['system', 'project']
 
@@ -78,6 +80,29 @@ rules = [
                     'problems, API calls.',
         operations=[{'method': 'GET', 'path': '/v2/status'},
                     {'method': 'GET', 'path': '/v2/clouds/{cloud}/status'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=PROJECT_FLAVOR_LIST,
+        check_str='%s or %s' % (base.ADMIN_OR_SYSTEM_READER,
+                                base.PROJECT_READER),
+        description='List what one project can start: per flavor it may '
+                    'use, the capacity on the hosts it may use, its quota '
+                    'headroom and the smaller of the two. Its own readers '
+                    'and members, administrators and system readers.',
+        operations=[{'method': 'GET',
+                     'path': '/v2/projects/{project_id}/flavors'},
+                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/'
+                     'projects/{project_id}/flavors'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=PROJECT_FLAVOR_GET,
+        check_str='%s or %s' % (base.ADMIN_OR_SYSTEM_READER,
+                                base.PROJECT_READER),
+        description='Show what one project can start of one flavor.',
+        operations=[{'method': 'GET',
+                     'path': '/v2/projects/{project_id}/flavors/{flavor}'},
+                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/'
+                     'projects/{project_id}/flavors/{flavor}'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=METRICS,

@@ -117,6 +117,9 @@ TOTAL = 'total'
 AVAILABLE = 'available'
 ZONES = 'availability_zones'   # {zone: {TOTAL, AVAILABLE}}
 ZONE = 'availability_zone'
+#: {TOTAL, AVAILABLE} of a flavor on hosts only named projects may use
+#: (tenant isolation), not in its TOTAL and AVAILABLE.
+RESERVED = 'reserved'
 STALE = 'stale'                # true in what the API serves of old data
 LEGACY_ID = 'flavor_openstack_id'
 HOSTS = 'hosts'                # a flavor's per-host rows, as served
@@ -200,6 +203,35 @@ STATUS_NAME = 'status'
 #: publishes at once instead of at its next interval. Holds
 #: ``{GENERATION: the generation with parts missing, or null}``.
 REFRESH_REQUEST_NAME = 'refresh-request'
+
+# Per-project documents (/v2/projects/{project_id}/flavors/): not part of
+# a generation. The leading worker computes one when an API process asks
+# (PROJECT_REQUESTS_NAME), from its last refresh and the project's quota,
+# and writes its parts and then its PROJECT entry, which expire after
+# [projects] forget_after.
+
+#: ``{project id: when asked (seconds since the epoch)}``: the projects
+#: API processes wait for.
+PROJECT_REQUESTS_NAME = 'project-requests'
+
+
+def project(project_id):
+    """The entry of a project's document: PROJECT_FIELDS, Entry of it."""
+    return 'project/%s' % project_id
+
+
+# Fields of a project's entry besides ENTRY.
+ENTRY = 'entry'                # the document's Entry, as a list
+COMPUTED_AT = 'computed_at'    # seconds since the epoch
+QUOTA_READ_AT = 'quota_read_at'
+#: The generation whose refresh the capacity comes from.
+FROM_GENERATION = 'generation'
+
+# Fields of a project's document.
+PROJECT_ID = 'project_id'
+STARTABLE = 'startable'
+QUOTA = 'quota'
+QUOTA_TIMESTAMP = 'quota_timestamp'
 
 # memcached keys: at most 250 bytes, no spaces or control characters.
 _MAX_NAME = 160

@@ -355,5 +355,37 @@ class Publisher:
     def clear_refresh_request(self):
         self._backend.delete(self.reader.key(pub.REFRESH_REQUEST_NAME))
 
+    # Per-project documents
+
+    def project_requests(self):
+        """{project id: when asked} of the projects API processes wait for."""
+        return pub.decode(self._backend.get(
+            self.reader.key(pub.PROJECT_REQUESTS_NAME))) or {}
+
+    def clear_project_requests(self, answered, ttl):
+        """Forget the requests of the projects answered (ids)."""
+        key = self.reader.key(pub.PROJECT_REQUESTS_NAME)
+        asked = pub.decode(self._backend.get(key)) or {}
+        left = {pid: at for pid, at in asked.items() if pid not in answered}
+        if left:
+            self._backend.set_many({key: pub.encode(left)}, ttl)
+        else:
+            self._backend.delete(key)
+
+    def publish_project(self, project_id, body, fields, ttl):
+        """Write a project's document, then the entry naming it.
+
+        fields: the entry's fields (COMPUTED_AT, QUOTA_READ_AT, ...).
+        """
+        parts = pub.split(body)
+        entry = pub.Entry(pub.identity(body), int(self._clock()),
+                          len(parts))
+        self._backend.set_many(
+            {self.reader.key(name): part
+             for name, part in zip(entry.part_names(), parts)}, ttl)
+        self._backend.set_many(
+            {self.reader.key(pub.project(project_id)): pub.encode(
+                dict(fields, **{pub.ENTRY: list(entry)}))}, ttl)
+
     def close(self):
         self._backend.close()

@@ -148,5 +148,35 @@ class Reader:
             {self.key(pub.REFRESH_REQUEST_NAME): pub.encode(
                 {pub.GENERATION: generation_id})}, ttl)
 
+    def project(self, project_id):
+        """(entry fields, document bytes) of a project, or None if absent.
+
+        A document whose parts memcached lost is absent: the worker
+        writes it again when asked.
+        """
+        fields = pub.decode(self._backend.get(
+            self.key(pub.project(project_id))))
+        if fields is None:
+            return None
+        try:
+            return fields, self.read(pub.Entry(*fields[pub.ENTRY]),
+                                     "a project's document")
+        except MissingData:
+            return None
+
+    def request_project(self, project_id, now, ttl):
+        """Ask the leading worker for project_id's document.
+
+        Requests of several API processes share one entry: one written
+        between this read and write is lost, and asked for again by its
+        process's next poll (api/projects.py).
+        """
+        key = self.key(pub.PROJECT_REQUESTS_NAME)
+        asked = pub.decode(self._backend.get(key)) or {}
+        if project_id in asked:
+            return
+        asked[project_id] = now
+        self._backend.set_many({key: pub.encode(asked)}, ttl)
+
     def close(self):
         self._backend.close()

@@ -84,6 +84,8 @@ def v2_flavor(capacity, detail=False):
         pub.ZONES: {
             zone: {pub.TOTAL: t, pub.AVAILABLE: a}
             for zone, (t, a) in sorted(capacity.zones.items())},
+        pub.RESERVED: {pub.TOTAL: capacity.reserved[0],
+                       pub.AVAILABLE: capacity.reserved[1]},
         'limited_by': capacity.limited_by,
         'unsupported': list(request.unsupported) if valid else [],
         'notes': list(request.notes) if valid else [],
@@ -275,3 +277,71 @@ def documents(report):
         for c in report.flavors if not c.flavor.is_public})
     docs[pub.METRICS] = metrics(report)
     return docs, pointer
+
+
+def _project_flavor(entry):
+    capacity = entry.capacity
+    body = v2_flavor(capacity)
+    for field in ('description', 'limited_by', 'resources', pub.RESERVED):
+        body.pop(field)
+    headroom = entry.headroom
+    body.update({
+        pub.TOTAL: entry.total,
+        pub.AVAILABLE: entry.available,
+        pub.QUOTA: {'headroom': headroom.instances,
+                    'limited_by': headroom.limited_by,
+                    'notes': list(headroom.notes)},
+        pub.STARTABLE: entry.startable,
+        'startable_limited_by': entry.limited_by,
+        pub.ZONES: {
+            zone: {pub.TOTAL: t, pub.AVAILABLE: a,
+                   pub.STARTABLE: min(a, headroom.instances)
+                   if headroom.instances is not None else a}
+            for zone, (t, a) in sorted(entry.zones.items(),
+                                       key=lambda item: str(item[0]))},
+        pub.EXCLUDED: dict(sorted(entry.excluded.items())),
+    })
+    return body
+
+
+def _project_quota(quota):
+    if quota is None:
+        return None
+    body = {'system': quota.system, 'limits': dict(sorted(
+        quota.limits.items())), 'in_use': dict(sorted(
+            quota.in_use.items()))}
+    if quota.registered:
+        body['registered_limits'] = dict(sorted(quota.registered.items()))
+    if quota.system == 'nova':
+        body['count_usage_from_placement'] = \
+            quota.count_usage_from_placement
+    return body
+
+
+def project_value(project, stale=False):
+    """The /v2/projects/{id}/flavors/ document value of a ProjectReport."""
+    report = project.report
+    quota = project.quota
+    isolation = project.isolation
+    return {
+        pub.PROJECT_ID: project.project_id,
+        pub.TIMESTAMP: pub.iso_timestamp(report.collected_at),
+        pub.STALE: stale,
+        pub.QUOTA_TIMESTAMP: (pub.iso_from_epoch(quota.read_at)
+                              if quota and quota.read_at else None),
+        pub.SOURCE: report.source,
+        pub.QUOTA: _project_quota(quota),
+        'tenant_isolation': {
+            'aggregate_multitenancy_isolation': isolation.host_filter,
+            'limit_tenants_to_placement_aggregate':
+                isolation.request_filter,
+            'placement_aggregate_required_for_tenants': isolation.required,
+            'aggregates': list(project.aggregates)},
+        pub.UNREADABLE_HOSTS: dict(sorted(report.unreadable.items())),
+        pub.FLAVORS: [_project_flavor(f) for f in project.flavors],
+    }
+
+
+def project_document(project):
+    """The project document's bytes (contract.project())."""
+    return pub.encode(project_value(project))

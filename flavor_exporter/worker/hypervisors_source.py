@@ -122,4 +122,5 @@ class HypervisorsSource(source.Source):
                               hosts=sorted(hosts, key=lambda h: h.node),
                               problems=problems,
                               api_calls=client.call_count - calls_before,
-                              observable=OBSERVABLE)
+                              observable=OBSERVABLE,
+                              aggregates=[agg for agg, _ in aggregates])

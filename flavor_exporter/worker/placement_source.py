@@ -163,7 +163,8 @@ class PlacementSource(source.Source):
                  dict(stats, prefix=self._log_prefix))
         return model.Snapshot(source=self.name, flavors=flavors,
                               hosts=hosts, problems=problems,
-                              api_calls=stats['api_calls'])
+                              api_calls=stats['api_calls'],
+                              aggregates=[agg for agg, _ in aggregates])
 
     @staticmethod
     def _nodes(hypervisors, problems):

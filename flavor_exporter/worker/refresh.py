@@ -26,6 +26,7 @@ from oslo_log import log
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import pci_alias
+from flavor_exporter.capacity import tenancy
 from flavor_exporter.capacity import vector_fit
 from flavor_exporter.common import clouds
 from flavor_exporter.common import exceptions
@@ -65,7 +66,19 @@ def engine_options(conf):
         aliases=aliases,
         skip_patterns=tuple(conf.capacity.skip_flavor_patterns),
         aggregate_instance_extra_specs=(
-            conf.capacity.aggregate_instance_extra_specs))
+            conf.capacity.aggregate_instance_extra_specs),
+        tenancy=tenant_isolation(conf))
+
+
+def tenant_isolation(conf):
+    """The tenancy.TenantIsolation that [tenant_isolation] describes."""
+    options = conf.tenant_isolation
+    return tenancy.TenantIsolation(
+        host_filter=options.aggregate_multitenancy_isolation,
+        # Nova 29 reads filter_tenant_id alone (see tenancy.py).
+        host_filter_prefix=conf.capacity.nova_release != '2024.1',
+        request_filter=options.limit_tenants_to_placement_aggregate,
+        required=options.placement_aggregate_required_for_tenants)
 
 
 class TooManyUnreadable(Exception):
@@ -125,6 +138,16 @@ class Refresher:
         # not change.
         self._fits = vector_fit.Fits()
         self._status = pub.initial_status()
+        #: The Report of the last refresh published (for projects' answers).
+        self.last_report = None
+
+    @property
+    def client(self):
+        """The CloudClient of the cloud, made at the first compute()."""
+        if self._client is None:
+            self._client = openstack.CloudClient.from_conf(
+                self._conf, self.cloud.group)
+        return self._client
 
     @property
     def last_error(self):
@@ -137,13 +160,10 @@ class Refresher:
 
         fits: the vector_fit.Fits of earlier refreshes to reuse, if any.
         """
-        if self._client is None:
-            self._client = openstack.CloudClient.from_conf(
-                self._conf, self.cloud.group)
         if self._source is None:
-            self._source = make_source(self._conf, self._client,
+            self._source = make_source(self._conf, self.client,
                                        self.cloud.log_prefix)
-        snapshot = self._source.collect(self._client)
+        snapshot = self._source.collect(self.client)
         return engine.compute(snapshot, self._options, fits)
 
     def refresh(self, record_failure=True):
@@ -192,6 +212,7 @@ class Refresher:
             return False
         self._last_documents = (documents, pointer, report.collected_at)
         self._last_published = published
+        self.last_report = report
         self._status['collect'] = self._source.last_stats or None
         # What the refresh skipped or could not read, for /v2/status: the
         # published numbers are only as good as these lines allow.

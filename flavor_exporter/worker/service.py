@@ -40,6 +40,7 @@ from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
 from flavor_exporter.worker import leadership
+from flavor_exporter.worker import projects
 from flavor_exporter.worker import refresh
 
 LOG = log.getLogger(__name__)
@@ -69,6 +70,7 @@ class WorkerService(service.Service):
         self._clock = clock
         self._wall_clock = wall_clock
         self.refresher = None
+        self.projects = None
         self.leadership = None
         self._publisher = None
         self._leads = False
@@ -86,6 +88,8 @@ class WorkerService(service.Service):
         self.refresher = refresh.Refresher(self._conf, self._publisher,
                                            options=self._options,
                                            cloud=self.cloud)
+        self.projects = projects.ProjectAnswers(
+            self._conf, self._publisher, self.refresher, self.cloud)
         self.leadership = leadership.Leadership.from_conf(self._conf,
                                                           self.cloud)
         LOG.info('%sRefreshing capacity data every %d seconds when this '
@@ -118,6 +122,27 @@ class WorkerService(service.Service):
         if not self.leadership.leads():
             self._leads = False
             return interval
+        # Projects asked about are answered within a poll interval, not
+        # the leadership's check interval.
+        interval = min(interval, self._conf.projects.poll_interval)
+        self._refresh_if_due()
+        if self.refresher.last_report is None and self.projects.waiting():
+            # A project asked about before this worker refreshed (it just
+            # took over, the last leader's data still fresh): its numbers
+            # need a report of this worker's.
+            self._refresh_asked()
+        self.projects.answer()
+        return self._until_next(interval)
+
+    def _refresh_asked(self):
+        now = self._clock()
+        if now < self._next_request:
+            return
+        self._next_request = now + self._conf.api.retry_after
+        self._next_refresh = now + self._conf.worker.refresh_interval
+        self._refresh()
+
+    def _refresh_if_due(self):
         now = self._clock()
         if not self._leads:
             # Just took over: the last leader's data may still be fresh.
@@ -126,9 +151,8 @@ class WorkerService(service.Service):
                                      self._not_before)
         if now >= self._next_refresh:
             self._next_refresh = now + self._conf.worker.refresh_interval
-            self.refresher.refresh(
-                record_failure=self.leadership.certain)
-            return self._until_next(interval)
+            self._refresh()
+            return
         request = self._refresh_request()
         if request is not None:
             self._answer(request, now)
@@ -136,7 +160,10 @@ class WorkerService(service.Service):
             # Every tick: within a dead_retry of a server leaving or
             # joining the ring, readers find every part again.
             self.refresher.ensure_published()
-        return self._until_next(interval)
+
+    def _refresh(self):
+        if self.refresher.refresh(record_failure=self.leadership.certain):
+            self.projects.after_refresh()
 
     def _until_next(self, interval):
         return max(0, min(interval, self._next_refresh - self._clock()))
@@ -170,7 +197,7 @@ class WorkerService(service.Service):
         self._publisher.clear_refresh_request()
         self._next_request = now + self._conf.api.retry_after
         self._next_refresh = now + self._conf.worker.refresh_interval
-        self.refresher.refresh(record_failure=self.leadership.certain)
+        self._refresh()
 
     def _published_for_another(self):
         """Seconds until the published data is refresh_interval old."""
