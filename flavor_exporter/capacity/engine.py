@@ -27,6 +27,7 @@ against.
 import collections
 import dataclasses
 import functools
+import hashlib
 import re
 
 import numpy
@@ -111,6 +112,21 @@ class HostNumbers:
     entries: list
     _columns: tuple = dataclasses.field(default=None, repr=False,
                                         compare=False)
+
+    def fingerprint(self):
+        """A digest of the numbers: equal numbers, equal digest.
+
+        Stable across refreshes, so that a renderer can tell unchanged
+        per-host numbers without making and encoding their columns.
+        """
+        digest = hashlib.blake2b(digest_size=16)
+        for group, total, available, limits, names in self.entries:
+            for values in (group.positions, available, limits):
+                values = numpy.asarray(values, dtype=numpy.int64)
+                digest.update(b'%d:' % len(values))
+                digest.update(values.tobytes())
+            digest.update(repr((int(total), list(names))).encode())
+        return digest.digest()
 
     def columns(self):
         """(positions, totals, available, labels, label codes), lists.

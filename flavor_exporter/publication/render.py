@@ -20,6 +20,8 @@ documents are called and how they are encoded is the contract with the API:
 flavor_exporter.publication.contract.
 """
 
+import functools
+
 from flavor_exporter.publication import contract as pub
 
 
@@ -96,6 +98,10 @@ def v2_flavor(capacity, detail=False):
     return body
 
 
+def _encoded_hosts(capacity, position_of):
+    return pub.encode(host_numbers(capacity, position_of))
+
+
 def host_numbers(capacity, position_of):
     """The v2_flavor_hosts() document value of a flavor (see contract)."""
     return dict(_host_columns(capacity, position_of), **{
@@ -119,6 +125,47 @@ def _host_columns(capacity, position_of):
     return {pub.POSITION: positions, pub.TOTAL: totals,
             pub.AVAILABLE: available, pub.LIMITED_BY: codes,
             pub.LABELS: labels}
+
+
+class EncodedHosts:
+    """The per-host documents one refresh encoded, for the next one.
+
+    At 10,000 hosts they are most of what a refresh renders, and most do
+    not change from one refresh to the next: a request whose numbers are
+    the same (HostNumbers.fingerprint) takes the bytes of the last
+    refresh. Only the last refresh's are kept.
+    """
+
+    def __init__(self):
+        self._last = {}
+        self._now = {}
+
+    def get(self, key, make):
+        body = self._now.get(key)
+        if body is None:
+            body = self._last.get(key)
+            if body is None:
+                body = make()
+            self._now[key] = body
+        return body
+
+    def finish(self):
+        """The refresh is rendered: what it used is what is kept."""
+        self._last, self._now = self._now, {}
+
+
+def _hosts_key(capacity, position_of):
+    """What a flavor's per-host document is made of."""
+    per_host = capacity.per_host
+    if capacity.request is None:
+        numbers = None
+    elif hasattr(per_host, 'fingerprint'):
+        numbers = per_host.fingerprint()
+    else:
+        # Counted host by host (the engine's exact path): few hosts.
+        numbers = tuple((position_of[h.host], h.total, h.available,
+                         h.limited_by) for h in capacity.hosts)
+    return numbers, tuple(sorted(capacity.excluded.items()))
 
 
 def host_index(hosts):
@@ -226,11 +273,12 @@ def list_document(report, gpu=None):
     return pub.stamp(body, pub.COLLECTED_AT, pointer[pub.TIMESTAMP])
 
 
-def documents(report):
+def documents(report, encoded=None):
     """{document name: bytes} of one refresh, and the pointer fields.
 
     The documents carry stamps where they say when their numbers were
-    first seen (see contract.py): the publisher fills them in.
+    first seen (see contract.py): the publisher fills them in. encoded:
+    the EncodedHosts of the previous refreshes, kept by the caller.
     """
     pointer = _pointer(report)
     head = _head(report)
@@ -255,16 +303,16 @@ def documents(report):
                                    if bool(c.gpu) == wanted]}))
     position_of = {host.name: i for i, host in enumerate(report.hosts)}
     # Flavors of one request share their per-host numbers (the engine's
-    # HostNumbers): encoded once, the bulk of rendering a large cloud.
-    per_host = {}
+    # HostNumbers): encoded once, and not again while they do not change.
+    encoded = encoded if encoded is not None else EncodedHosts()
     for capacity in report.flavors:
         flavor_id = capacity.flavor.id
         docs[pub.v2_flavor(flavor_id)] = pub.encode(dict(
             head, **{pub.FLAVOR: v2_flavor(capacity, detail=True)}))
-        key = id(capacity.per_host)
-        if key not in per_host:
-            per_host[key] = pub.encode(host_numbers(capacity, position_of))
-        docs[pub.v2_flavor_hosts(flavor_id)] = per_host[key]
+        docs[pub.v2_flavor_hosts(flavor_id)] = encoded.get(
+            _hosts_key(capacity, position_of), functools.partial(
+                _encoded_hosts, capacity, position_of))
+    encoded.finish()
     for name, page in host_index(report.hosts).items():
         docs[name] = pub.encode(page)
     docs[pub.V2_NAMES] = pub.encode({c.flavor.name: c.flavor.id

@@ -14,6 +14,7 @@
 """The renderer writes what the contract (publication/contract.py) names."""
 
 import json
+from unittest import mock
 
 from flavor_exporter.capacity import model
 from flavor_exporter.publication import contract as pub
@@ -145,3 +146,33 @@ class TestDocuments(base.BaseTestCase):
                 pub.stamp(docs[pub.v2_list(gpu)], pub.COLLECTED_AT,
                           pointer[pub.TIMESTAMP]),
                 render.list_document(report, gpu))
+
+
+class TestEncodedHosts(base.BaseTestCase):
+    """Per-host documents of unchanged numbers are not encoded again."""
+
+    def test_the_next_refresh_takes_what_did_not_change(self):
+        encoded = render.EncodedHosts()
+        first, _ = render.documents(sample_cloud.report(), encoded)
+        # A new report of the same cloud: new objects, the same numbers.
+        with mock.patch.object(render, '_encoded_hosts') as encode:
+            again, _ = render.documents(sample_cloud.report(), encoded)
+        encode.assert_not_called()
+        self.assertEqual(first, again)
+
+    def test_changed_numbers_are_encoded_again(self):
+        encoded = render.EncodedHosts()
+        render.documents(sample_cloud.report(), encoded)
+        hosts = sample_cloud.hosts()
+        hosts.pop()
+        changed, _ = render.documents(sample_cloud.report(host_list=hosts),
+                                      encoded)
+        self.assertEqual(changed, render.documents(
+            sample_cloud.report(host_list=hosts))[0])
+
+    def test_only_the_last_refresh_is_kept(self):
+        encoded = render.EncodedHosts()
+        render.documents(sample_cloud.report(), encoded)
+        kept = len(encoded._last)
+        render.documents(sample_cloud.report(), encoded)
+        self.assertEqual(kept, len(encoded._last))
