@@ -39,7 +39,8 @@ from flavor_exporter.conf import clouds as clouds_conf
 
 # The sample configuration's namespaces: the options a file may set.
 NAMESPACES = ('flavor_exporter', 'oslo.log', 'oslo.service.service',
-              'keystonemiddleware.auth_token', 'oslo.middleware.healthcheck')
+              'keystonemiddleware.auth_token', 'oslo.middleware.healthcheck',
+              'oslo.policy')
 
 # Groups whose options also depend on their auth_type (keystoneauth),
 # besides every [cloud:NAME].
@@ -60,6 +61,14 @@ def config_files(conf):
                         for name in os.listdir(directory)
                         if name.endswith('.conf'))
     return files
+
+
+def _is_group(conf, name):
+    """Whether name of conf is a group (else an option of [DEFAULT])."""
+    try:
+        return isinstance(conf[name], cfg.ConfigOpts.GroupAttr)
+    except cfg.ConfigFileValueError:
+        return False  # an option whose value invalid_values will name
 
 
 def _names(opt):
@@ -89,10 +98,9 @@ def known_options(conf):
     known.pop(clouds_conf.SAMPLE_GROUP, None)
     # What the command registered (its command line options included).
     known.setdefault(DEFAULT, set()).update(
-        name for name in conf if not isinstance(conf[name], cfg.ConfigOpts
-                                                .GroupAttr))
+        name for name in conf if not _is_group(conf, name))
     for name in conf:
-        if isinstance(conf[name], cfg.ConfigOpts.GroupAttr):
+        if _is_group(conf, name):
             known.setdefault(name, set()).update(conf[name])
     return known
 
@@ -174,10 +182,9 @@ def invalid_values(conf, where):
 
     where: {(group, option): file that sets it}.
     """
-    for group, names in [(None, [n for n in conf if not isinstance(
-            conf[n], cfg.ConfigOpts.GroupAttr)])] + [
-            (n, list(conf[n])) for n in conf
-            if isinstance(conf[n], cfg.ConfigOpts.GroupAttr)]:
+    for group, names in [(None, [n for n in conf
+                                 if not _is_group(conf, n)])] + [
+            (n, list(conf[n])) for n in conf if _is_group(conf, n)]:
         values = conf[group] if group else conf
         for name in names:
             try:

@@ -139,12 +139,12 @@ class TestDocs(base.ApiTestCase):
                          response.json['servers'])
 
     def test_openapi_server_where_the_request_was_made(self):
-        for base in ('https://capacity.example.org', 'http://10.0.0.5:8780',
-                     'https://capacity.example.org'):
-            scheme, host = base.split('://')
+        for url in ('https://capacity.example.org', 'http://10.0.0.5:8780',
+                    'https://capacity.example.org'):
+            scheme, host = url.split('://')
             document = self.app.get('/openapi.json', extra_environ={
                 'HTTP_HOST': host, 'wsgi.url_scheme': scheme}).json
-            self.assertEqual([{'url': base}], document['servers'])
+            self.assertEqual([{'url': url}], document['servers'])
             self.assertIn('/v2/flavors/', document['paths'])
 
     def test_redirect_to_slash(self):
