@@ -69,24 +69,26 @@ def check_backend_url(conf):
             not conf.coordination.backend_url:
         return
     url = conf.coordination.backend_url
+    where = conf.get_location('backend_url', 'coordination').detail or _(
+        'configuration')
     scheme = parse.urlsplit(url).scheme
     drivers = tooz_drivers()
     if scheme not in drivers:
         raise exceptions.InvalidOption(_(
-            '[coordination] backend_url %(url)r: tooz has no %(scheme)r '
-            'driver; use one of %(known)s (for example '
+            '%(where)s: [coordination] backend_url %(url)r: tooz has no '
+            '%(scheme)r driver; use one of %(known)s (for example '
             'redis://HOST:6379), or remove the option to coordinate '
             'through memcached') % {
-                'url': url, 'scheme': scheme,
+                'where': where, 'url': url, 'scheme': scheme,
                 'known': ', '.join(sorted(drivers))})
     try:
         drivers[scheme].load()
     except ImportError as exc:
         raise exceptions.InvalidOption(_(
-            '[coordination] backend_url %(url)r: tooz\'s %(scheme)s driver '
-            'needs the Python package %(module)s; install it where '
-            'flavor-exporter runs') % {
-                'url': url, 'scheme': scheme,
+            '%(where)s: [coordination] backend_url %(url)r: tooz\'s '
+            '%(scheme)s driver needs the Python package %(module)s; '
+            'install it where flavor-exporter runs') % {
+                'where': where, 'url': url, 'scheme': scheme,
                 'module': exc.name or exc}) from None
 
 

@@ -56,8 +56,14 @@ class ThreadedServer:
     """
 
     def __init__(self, application, host, port, threads=16,
-                 backlog=1024, sockets=None):
-        """sockets: listening sockets to serve on instead of host:port."""
+                 backlog=1024, sockets=None, proxy_headers=False):
+        """sockets: listening sockets to serve on instead of host:port.
+
+        proxy_headers: pass Forwarded and X-Forwarded-* on to the
+        application ([oslo_middleware] enable_proxy_headers_parsing:
+        http_proxy_to_wsgi reads them); waitress drops them otherwise.
+        """
+        self._proxy_headers = proxy_headers
         self._application = application
         self._sockets = sockets
         self._host = host
@@ -79,7 +85,8 @@ class ThreadedServer:
             self._application, map=self._map, threads=self._threads,
             backlog=self._backlog, connection_limit=max(
                 100, self._backlog),
-            ident='flavor-exporter', clear_untrusted_proxy_headers=True,
+            ident='flavor-exporter',
+            clear_untrusted_proxy_headers=not self._proxy_headers,
             **where)
         # One server per address (a host name may have several), each in
         # the map.
@@ -163,7 +170,8 @@ class ApiService(service.Service):
         self._server = ThreadedServer(
             application, api.host_ip, api.port,
             threads=api.threads, backlog=api.listen_backlog,
-            sockets=self._sockets)
+            sockets=self._sockets, proxy_headers=(
+                self._conf.oslo_middleware.enable_proxy_headers_parsing))
         self._server.start()
         LOG.info('API listening on %s:%d with %d threads', api.host_ip,
                  self.port, api.threads)
