@@ -26,7 +26,8 @@ import os
 import subprocess
 import sys
 
-BENCHMARKS = ('engine', 'publish', 'api', 'collect', 'memcached_loss')
+BENCHMARKS = ('engine', 'publish', 'api', 'inprocess', 'collect',
+              'memcached_loss')
 # Run only when named: minutes long, and Nova must be installed.
 ON_REQUEST = ('realcloud',)
 FUNCTIONAL_PYTHON = os.path.join('.tox', 'functional', 'bin', 'python')
