@@ -80,6 +80,8 @@ class Host:
     #: Dedicated host CPUs ([compute] cpu_dedicated_set); ``vcpus`` is then
     #: the shared set. Non-zero gives the host a NUMA topology and PCPU.
     pcpus: int = 0
+    #: Whether the host offers vTPM, as libvirt with swtpm_enabled.
+    vtpm: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,7 +197,7 @@ def _parse_hosts(raw):
                                  'unit_limits': {},
                                  'pci_devices': [], 'vgpu': None,
                                  'custom_resources': {}, 'traits': [],
-                                 'pcpus': 0})
+                                 'pcpus': 0, 'vtpm': False})
         vcpus, pcpus = int(values['vcpus']), int(values['pcpus'])
         if vcpus < 0 or pcpus < 0 or not vcpus + pcpus:
             raise ScenarioError('%s: vcpus and pcpus must not be negative '
@@ -232,7 +234,7 @@ def _parse_hosts(raw):
                 pci_devices=devices, vgpu=vgpu,
                 custom_resources=dict(values['custom_resources']),
                 traits=tuple(values['traits']),
-                pcpus=pcpus))
+                vtpm=bool(values['vtpm']), pcpus=pcpus))
     names = [h.name for h in hosts]
     if len(set(names)) != len(names):
         raise ScenarioError('host names must be unique: %s' % names)

@@ -45,7 +45,7 @@ def ask_worker(reader, timeout, sleep=time.sleep, clock=time.monotonic):
     def refresh():
         deadline = clock() + timeout
         try:
-            reader.request_refresh(timeout)
+            reader.request_refresh(None, timeout)
             while reader.current() is None:
                 if clock() >= deadline:
                     LOG.warning('No worker published data within [api] '

@@ -47,6 +47,8 @@ LOG = log.getLogger(__name__)
 # View.trouble starts with this when the cache could not be read at all.
 UNREACHABLE = 'cache unreachable'
 _LOST = 'the cache no longer holds the published data'
+LOST_PARTS = ('the cache lost parts of the published data; the worker is '
+              'asked to publish them again')
 
 
 class Generation:
@@ -114,6 +116,21 @@ class GenerationWatcher:
         # (Generation, when to serve it): newer than the one served, read
         # but not served before its time.
         self._pending = None
+        # The id of the generation some of whose parts are missing.
+        self._lost = None
+
+    def lost(self, generation):
+        """Parts of generation are missing: stale until the next one."""
+        with self._check_lock:
+            if self._lost != generation.id:
+                LOG.warning('Parts of generation %s are missing from the '
+                            'cache (a memcached server restarted, or '
+                            'evicted them); the worker is asked to '
+                            'publish them again', generation.id)
+            self._lost = generation.id
+            served, trouble = self._state
+            if served is generation and not trouble:
+                self._state = (served, LOST_PARTS)
 
     def view(self, force=False):
         """The View a request answers from; force reads the pointer now."""
@@ -121,7 +138,9 @@ class GenerationWatcher:
                 self._state == (None, None):
             # Nothing published when last asked: ask at once, so that
             # the first data is served by every process as soon as by one.
-            self._check(force)
+            # Holding nothing, a request waits for the thread that asks
+            # rather than answer 503 while the data may be on its way.
+            self._check(force or self._state[0] is None)
         generation, trouble = self._state
         if generation is None:
             return View(None, True, None, trouble)
@@ -165,6 +184,8 @@ class GenerationWatcher:
                             'generation %s, marked stale, until the '
                             'worker publishes again', generation.id)
             return generation, _LOST
+        if newest.id == self._lost:
+            return newest, LOST_PARTS
         if trouble:
             LOG.info('Cache readable again')
         if newest is not generation:

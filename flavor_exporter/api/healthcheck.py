@@ -57,7 +57,7 @@ class DataFreshnessCheck(pluginbase.HealthcheckBaseExtension):
         self._queries = conf[QUERIES_KEY]
 
     def healthcheck(self, server_port):
-        results = [(name, cloud_health(self._queries.peek(name)))
+        results = [(name, cloud_health(self._queries.probe(name)))
                    for name in self._queries.names()]
         if len(results) == 1:
             return results[0][1]

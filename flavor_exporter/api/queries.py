@@ -46,6 +46,10 @@ from flavor_exporter.publication import reader as reader_mod
 UNKNOWN_LEGACY_FLAVOR = 'Unknown flavor id!'
 # A decoded document holds several times its encoded size in memory.
 DECODED_COST = 8
+# How long a request for parts missing stays asked for, seconds.
+REQUEST_TTL = 60
+# What the healthcheck reads to tell whether the data can be served.
+PROBED = (pub.V2_LIST, pub.LEGACY_LIST)
 
 
 class NotFound(Exception):
@@ -86,6 +90,23 @@ class _Cloud:
         self._status = None
         self._next_status_read = float('-inf')
         self._status_lock = threading.Lock()
+        self._next_ask = float('-inf')
+
+    def lost(self, generation):
+        """A part of generation is missing: say so, and ask for it again.
+
+        The worker publishes it again at its next check; until then the
+        data is marked stale (healthcheck and metrics say so). One
+        request per second at most, however many requests miss.
+        """
+        self.watcher.lost(generation)
+        if self._clock() < self._next_ask:
+            return
+        self._next_ask = self._clock() + 1
+        try:
+            self.reader.request_refresh(generation.id, REQUEST_TTL)
+        except reader_mod.CacheError:
+            pass  # the worker notices a lost server on its own
 
     def status(self):
         """The worker's status entry, read at most once per interval.
@@ -157,6 +178,23 @@ class Queries:
     def status(self, cloud=None):
         """The last status entry cloud's worker wrote, or None."""
         return self._cloud(cloud).status()
+
+    def probe(self, cloud=None):
+        """The View of cloud's data once its main documents were read.
+
+        A generation whose pointer and manifest are there but whose parts
+        a memcached server lost must not look healthy: reading the lists
+        most clients ask for (held here after the first time) marks it.
+        """
+        state = self._cloud(cloud)
+        view = state.watcher.view()
+        if view.generation is not None:
+            for name in PROBED:
+                try:
+                    self._document(state, view.generation, name)
+                except Unavailable:
+                    return state.watcher.view()
+        return view
 
     # The predecessor's routes
 
@@ -279,14 +317,15 @@ class Queries:
                                   % name)
             return None
         return self._memo.get(('document', entry),
-                              lambda: self._fetch(state, entry),
+                              lambda: self._fetch(state, generation, entry),
                               lambda held: len(held.body))
 
     @staticmethod
-    def _fetch(state, entry):
+    def _fetch(state, generation, entry):
         try:
             body = state.reader.read(entry)
         except reader_mod.MissingData as exc:
+            state.lost(generation)
             raise Unavailable(str(exc)) from exc
         except reader_mod.CacheError as exc:
             raise Unavailable('%s: %s' % (generations.UNREACHABLE,

@@ -173,6 +173,23 @@ class MemcachedBackend:
                 address, {'failed_time': time.time(), 'attempts': 0})
             ring.remove_server(address)
 
+    def ring(self):
+        """The servers the hashed keys go to now: those not marked dead.
+
+        Two processes whose rings differ put a key on different servers:
+        a publisher whose ring changed since it wrote has parts where
+        readers no longer look (a server lost, or back after dead_retry),
+        and writes them again.
+        """
+        ring = self._client
+        if ring._dead_clients:
+            # What HashClient does before each command: bring back the
+            # servers whose dead_retry is over.
+            ring._retry_dead()
+        return frozenset(
+            replica for replica, client in self._replicas.items()
+            if client.server not in ring._dead_clients)
+
     def gets_replica(self, replica, key):
         """(value, token) of key on one server; (None, None) if absent."""
         return self._replica(replica, 'gets', key)
@@ -200,6 +217,9 @@ class MemoryBackend:
     """A dict with expiry, for flavor-exporter-all and tests."""
 
     replicas = ['memory']
+
+    def ring(self):
+        return frozenset(self.replicas)
 
     def __init__(self):
         self._items = {}

@@ -195,8 +195,10 @@ def initial_status():
 # Cache entries that are not documents of a generation.
 POINTER_NAME = 'current'
 STATUS_NAME = 'status'
-#: Written by an API process that found no data ([api] compute_on_miss):
-#: the leading worker refreshes at once instead of at its next interval.
+#: Written by an API process that found no data ([api] compute_on_miss),
+#: or parts of the current generation missing: the leading worker
+#: publishes at once instead of at its next interval. Holds
+#: ``{GENERATION: the generation with parts missing, or null}``.
 REFRESH_REQUEST_NAME = 'refresh-request'
 
 # memcached keys: at most 250 bytes, no spaces or control characters.

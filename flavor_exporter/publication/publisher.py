@@ -36,9 +36,10 @@ where it is absent. A publisher that finds a newer sequence raises
 Superseded and its refresh is dropped; its parts are never pointed at.
 
 The parts are spread over the memcached servers by hashing: when a server
-is lost, or comes back empty, the publisher notices its copy of the
-pointer is missing and writes every part again (the cache's client hashes
-them onto the servers it has).
+is lost, or comes back empty, or the servers the keys hash to change (a
+server marked dead, or back after dead_retry), the publisher notices (its
+copy of the pointer is missing, or its ring changed) and writes every
+part again, hashed onto the servers it has now.
 
 The status entry is separate: it records the last attempt, good or bad,
 without touching published data.
@@ -105,8 +106,10 @@ class Publisher:
         self._published = None
         # Part name -> when this process last wrote it.
         self._written = {}
-        # The replicas that held this publisher's last pointer.
+        # The replicas that held this publisher's last pointer, and the
+        # servers its parts were hashed onto.
         self._holding = None
+        self._ring = None
 
     @classmethod
     def from_conf(cls, conf, cloud=None, backend=None):
@@ -154,11 +157,11 @@ class Publisher:
                 # Another publisher took over: carry on from its data.
                 self._published = None
                 history = self._history(published)
-        if self._holding is not None and \
-                self._holders(copies, published) != self._holding:
+        if self._moved(copies, published):
             # A server was lost or came back empty: the parts it held
             # are gone, the others hold the rest.
             rewrite = True
+        ring = self._backend.ring()
         last = history[-1] if history else None
         changed_at = pub.epoch(pub.iso_timestamp(collected_at))
         now = self._clock()
@@ -181,6 +184,7 @@ class Publisher:
             pub.PUBLISHED_AT: round(now, 3),
             pub.MANIFEST: list(manifest)})
         self._swap_pointer(_sequence(base), pointer)
+        self._ring = ring
         self._forget(history, _Generation(pointer, entries))
         LOG.debug('Published generation %d: %d parts written for %d '
                   'documents', pointer[pub.SEQUENCE], len(writes),
@@ -188,17 +192,25 @@ class Publisher:
         return pointer
 
     def lost_parts(self, pointer):
-        """True when pointer is current but a server lost its share.
+        """True when pointer is current but readers miss some of its parts.
 
         A memcached server that restarted, or is lost, took its part of
-        the parts and its copy of the pointer with it; the parts have to
-        be written again. pointer: one this publisher published.
+        the parts and its copy of the pointer with it; a server that left
+        or joined the ring moved where readers look for some. The parts
+        have to be written again. pointer: one this publisher published.
         """
         copies = self.reader.pointer_copies()
         published = _newest(copy for copy, _ in copies.values())
         return (published is not None and
                 published[pub.GENERATION] == pointer[pub.GENERATION] and
-                self._holders(copies, published) != self._holding)
+                self._moved(copies, published))
+
+    def _moved(self, copies, published):
+        """Whether parts moved since this publisher last wrote them."""
+        if self._holding is None:
+            return False
+        return (self._holders(copies, published) != self._holding or
+                self._backend.ring() != self._ring)
 
     @staticmethod
     def _holders(copies, published):
@@ -331,10 +343,14 @@ class Publisher:
         self._backend.set_many(
             {self.reader.key(pub.STATUS_NAME): pub.encode(status)}, self._ttl)
 
-    def refresh_requested(self):
-        """Whether an API process asked for a refresh since the last one."""
-        return self._backend.get(
-            self.reader.key(pub.REFRESH_REQUEST_NAME)) is not None
+    def refresh_request(self):
+        """What an API process asked for since the last answer, or None.
+
+        {contract.GENERATION: the generation it found parts of missing,
+        or None when it found no data}.
+        """
+        return pub.decode(self._backend.get(
+            self.reader.key(pub.REFRESH_REQUEST_NAME)))
 
     def clear_refresh_request(self):
         self._backend.delete(self.reader.key(pub.REFRESH_REQUEST_NAME))

@@ -138,10 +138,15 @@ class Reader:
         """The worker's status entry, or None."""
         return pub.decode(self._backend.get(self.key(pub.STATUS_NAME)))
 
-    def request_refresh(self, ttl):
-        """Ask the leading worker to refresh now; forgotten after ttl s."""
+    def request_refresh(self, generation_id, ttl):
+        """Ask the leading worker to publish now; forgotten after ttl s.
+
+        generation_id: the generation some of whose parts are missing, or
+        None when there is none at all (a cold cache).
+        """
         self._backend.set_many(
-            {self.key(pub.REFRESH_REQUEST_NAME): pub.encode(True)}, ttl)
+            {self.key(pub.REFRESH_REQUEST_NAME): pub.encode(
+                {pub.GENERATION: generation_id})}, ttl)
 
     def close(self):
         self._backend.close()

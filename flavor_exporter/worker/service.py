@@ -19,11 +19,13 @@ others check each [coordination] check_interval whether they lead now.
 Each cloud of [DEFAULT] clouds has its own service, timer thread and
 leadership: a cloud that fails or hangs delays no other.
 
-An API process that finds no data ([api] compute_on_miss) asks for a
-refresh through the cache; the leader answers at its next check, at most
-once per [api] retry_after, by publishing its last good data again or by
-refreshing. So a cold cache costs one computation, whoever asks, and no
-API process needs the cloud's credentials.
+An API process that finds no data ([api] compute_on_miss), or parts of
+the current generation missing, asks through the cache; the leader
+answers at its next check by publishing its last good data again, or by
+refreshing (at most once per [api] retry_after). So a cold cache costs
+one computation, whoever asks, and no API process needs the cloud's
+credentials. Each check also looks for data the cache lost (a memcached
+server restarted, or left or joined the ring) and publishes it again.
 """
 
 import time
@@ -41,10 +43,6 @@ from flavor_exporter.worker import leadership
 from flavor_exporter.worker import refresh
 
 LOG = log.getLogger(__name__)
-
-# How often the cache is checked for lost data (a memcached restart);
-# one cheap get per server.
-CACHE_CHECK_INTERVAL = 10
 
 
 def for_clouds(conf, options):
@@ -75,7 +73,6 @@ class WorkerService(service.Service):
         self._publisher = None
         self._leads = False
         self._next_refresh = 0
-        self._next_check = 0
         self._next_request = 0
         # [worker] initial_delay: no refresh before, unless asked.
         self._not_before = 0
@@ -129,33 +126,51 @@ class WorkerService(service.Service):
                                      self._not_before)
         if now >= self._next_refresh:
             self._next_refresh = now + self._conf.worker.refresh_interval
-            self.refresher.refresh()
-        elif now >= self._next_request and self._refresh_requested():
-            self._next_request = now + self._conf.api.retry_after
-            self._answer_request(now)
-        elif now >= self._next_check:
-            self._next_check = now + CACHE_CHECK_INTERVAL
+            self.refresher.refresh(
+                record_failure=self.leadership.certain)
+            return self._until_next(interval)
+        request = self._refresh_request()
+        if request is not None:
+            self._answer(request, now)
+        else:
+            # Every tick: within a dead_retry of a server leaving or
+            # joining the ring, readers find every part again.
             self.refresher.ensure_published()
+        return self._until_next(interval)
+
+    def _until_next(self, interval):
         return max(0, min(interval, self._next_refresh - self._clock()))
 
-    def _refresh_requested(self):
+    def _refresh_request(self):
         try:
-            return self._publisher.refresh_requested()
+            return self._publisher.refresh_request()
         except cache.CacheError as exc:
             # The refresh says so when the cache fails; not every tick.
             LOG.debug('Refresh requests unreadable: %s', exc)
-            return False
+            return None
 
-    def _answer_request(self, now):
-        """An API process found no data: publish it now."""
-        self._publisher.clear_refresh_request()
-        if self._publisher.reader.current() is not None:
+    def _answer(self, request, now):
+        """An API process found no data, or parts of it missing."""
+        missing_in = request.get(pub.GENERATION)
+        current = self._publisher.reader.current()
+        if current is not None and current[pub.GENERATION] != missing_in:
+            self._publisher.clear_refresh_request()
             return  # published since it asked
-        LOG.info('%sAn API process found no data; publishing now',
-                 self.cloud.log_prefix)
-        if not self.refresher.ensure_published():
-            self._next_refresh = now + self._conf.worker.refresh_interval
-            self.refresher.refresh()
+        # Publishing the last good data again costs the cloud nothing;
+        # reading the cloud again is for at most once per retry_after,
+        # the request waiting until then.
+        if self.refresher.ensure_published(asked=True):
+            self._publisher.clear_refresh_request()
+            return
+        if now < self._next_request:
+            return
+        LOG.info('%sAn API process found %s; refreshing now',
+                 self.cloud.log_prefix,
+                 'no data' if missing_in is None else 'parts missing')
+        self._publisher.clear_refresh_request()
+        self._next_request = now + self._conf.api.retry_after
+        self._next_refresh = now + self._conf.worker.refresh_interval
+        self.refresher.refresh(record_failure=self.leadership.certain)
 
     def _published_for_another(self):
         """Seconds until the published data is refresh_interval old."""

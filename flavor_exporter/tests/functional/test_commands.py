@@ -205,7 +205,7 @@ class TestWorkerAndApi(CommandsTestCase):
             {f['name']: (f['total'], f['available'])
              for f in served['flavors']})
         log = self.log_of('flavor-exporter-worker')
-        self.assertIn('An API process found no data; publishing now', log)
+        self.assertIn('An API process found no data; refreshing now', log)
         self.assertEqual(1, log.count('Published capacity of'), log)
 
     def test_run_once_fails_clearly_and_publishes_nothing(self):

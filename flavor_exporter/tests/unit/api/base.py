@@ -94,7 +94,7 @@ class ApiTestCase(base.TestCase):
 
         def answer():
             while not stop.wait(0.01):
-                if store.refresh_requested():
+                if store.refresh_request() is not None:
                     store.clear_refresh_request()
                     refresher.refresh()
         thread = threading.Thread(target=answer, daemon=True)

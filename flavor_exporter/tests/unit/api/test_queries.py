@@ -14,8 +14,11 @@
 
 import datetime
 import json
+import threading
 import time
 from unittest import mock
+
+import fixtures
 
 from flavor_exporter.api import access
 from flavor_exporter.api import filters
@@ -290,6 +293,27 @@ class TestQueries(test_base.BaseTestCase):
         self.assertTrue(view.stale)
         self.assertIsNone(view.generation.last_modified)
 
+    def test_a_lost_part_marks_the_data_and_asks_for_it_again(self):
+        generation = self.publish()
+        view = self.reader.view()
+        for part in view.generation.documents['a'].part_names():
+            del self.backend._items[self.store.reader.key(part)]
+        self.assertRaises(queries_mod.Unavailable, self.raw, view, 'a')
+        self.assertEqual({pub.GENERATION: generation},
+                         self.store.refresh_request())
+        self.clock.now = 5
+        view = self.reader.view()
+        self.assertTrue(view.stale)
+        self.assertEqual(generations.LOST_PARTS, view.trouble)
+        self.assertEqual(b'"bee"', self.raw(view, 'b'))  # the rest serves
+        # What the worker does when asked: the same data, a new generation.
+        republished = self.publish(rewrite=True)
+        self.clock.now = 10
+        view = self.reader.view()
+        self.assertEqual(republished, view.generation.id)
+        self.assertFalse(view.stale)
+        self.assertIsNotNone(self.raw(view, 'a'))
+
     def test_a_format_this_api_does_not_read_is_never_served(self):
         moment = datetime.datetime.fromtimestamp(T0, datetime.timezone.utc)
         self.store.publish({'a': b'1'}, pointer_at(T0, format_version=1),
@@ -310,6 +334,32 @@ class TestQueries(test_base.BaseTestCase):
         self.assertTrue(view.stale)
         self.assertIn('run the workers and the API of the same release',
                       view.trouble)
+
+    def test_concurrent_first_requests_wait_for_the_one_reading(self):
+        self.publish()
+        reading = threading.Event()
+        release = threading.Event()
+        current = self.store.reader.current
+
+        def slow_current():
+            reading.set()
+            release.wait(5)
+            return current()
+        self.useFixture(fixtures.MockPatchObject(
+            self.store.reader, 'current', side_effect=slow_current))
+        first = threading.Thread(target=self.reader.view)
+        first.start()
+        reading.wait(5)
+        # A second request while the first reads the pointer: it waits
+        # for that read instead of answering that nothing is published.
+        views = []
+        second = threading.Thread(
+            target=lambda: views.append(self.reader.view()))
+        second.start()
+        release.set()
+        first.join(5)
+        second.join(5)
+        self.assertIsNotNone(views[0].generation)
 
     def test_unknown_cloud(self):
         error = self.assertRaises(queries_mod.NotFound, self.reader.view,

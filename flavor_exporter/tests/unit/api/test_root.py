@@ -207,6 +207,15 @@ class TestHealthcheck(base.ApiTestCase):
         response = self.app.get('/healthcheck', status=503)
         self.assertIn(b'stale', response.body)
 
+    def test_lost_parts_are_not_healthy(self):
+        self.publish()
+        self.forget('v2/flavors')
+        response = self.app.get('/healthcheck', status=503)
+        self.assertIn(b'Capacity data is stale', response.body)
+        self.assertEqual(200, self.app.get('/gpus/flavors/').status_int)
+        self.assertIn('cache lost parts', self.app.get(
+            '/v2/status').text)
+
     def test_unreadable(self):
         self.backend.down = True
         self.app.get('/healthcheck', status=503)

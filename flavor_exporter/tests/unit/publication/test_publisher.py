@@ -57,6 +57,10 @@ class RecordingBackend(cache.MemoryBackend):
         self.deleted.extend(keys)
         super().delete_many(keys)
 
+    def ring(self):
+        # The servers the keys hash to: a test changes them.
+        return getattr(self, 'servers', super().ring())
+
 
 DOC = b'{"timestamp":"%s","n":1}' % pub.encode(pub.COLLECTED_AT)[1:-1]
 
@@ -164,6 +168,19 @@ class TestDocumentStore(base.BaseTestCase):
         self.backend._items.clear()
         pointer = self.publish({'a': DOC, 'b': b'2'}, minutes(5))
         self.assertEqual(b'2', self.read(pointer, 'b'))
+
+    def test_parts_move_when_the_ring_changes(self):
+        # A server marked dead, or back after dead_retry: readers look
+        # for some parts elsewhere than where they were written.
+        pointer = self.publish({'a': DOC, 'b': b'2'})
+        self.assertFalse(self.store.lost_parts(pointer))
+        self.backend.servers = frozenset(['one', 'three'])
+        self.assertTrue(self.store.lost_parts(pointer))
+        self.backend.writes = []
+        again = self.publish({'a': DOC, 'b': b'2'}, minutes(1))
+        # a, b and the manifest, all written again.
+        self.assertEqual(3, len(self.backend.writes[0]))
+        self.assertFalse(self.store.lost_parts(again))
 
     def test_publishers_take_turns(self):
         other = self.make_store()
