@@ -32,6 +32,7 @@ import numpy
 
 from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import fit
+from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.capacity import vector_fit
@@ -153,6 +154,7 @@ class Report:
     problems: list
     api_calls: int = 0
     hosts: list = dataclasses.field(default_factory=list)  # model.Host
+    gpus: list = dataclasses.field(default_factory=list)  # gpus.GpuType
 
     @property
     def unreadable(self):
@@ -308,7 +310,15 @@ def reference_compute(snapshot, options):
                                zones, frees)
                for f in sorted(snapshot.flavors, key=lambda f: f.name)
                if not _skipped(f, patterns)]
-    return _report(snapshot, flavors)
+    report = _report(snapshot, flavors)
+    distinct = {}
+    for result in flavors:
+        if result.request is not None:
+            distinct.setdefault(_request_key(result.request), result.request)
+    report.gpus = gpus.reference_figures(snapshot.hosts,
+                                         list(distinct.values()), options,
+                                         _exclusion, host_metadata)
+    return report
 
 
 def _request_key(request):
@@ -395,6 +405,7 @@ def compute(snapshot, options):
                                         for h in snapshot.hosts) else [])
     groups = host_groups.group_hosts(snapshot.hosts, zone_names)
     known = {}
+    distinct = []  # (request, HostNumbers) of each distinct request
     flavors = []
     for flavor in sorted(snapshot.flavors, key=lambda f: f.name):
         if _skipped(flavor, patterns):
@@ -413,6 +424,7 @@ def compute(snapshot, options):
         if numbers is None:
             numbers = known[key] = _request_numbers(
                 result.request, groups, options, zone_names)
+            distinct.append((result.request, numbers.per_host))
         result.total = numbers.total
         result.available = numbers.available
         for zone, counts in numbers.zones.items():
@@ -422,4 +434,6 @@ def compute(snapshot, options):
         result.per_host = numbers.per_host
         if not numbers.certain:
             result.request.unsupported.append(UNCERTAIN)
-    return _report(snapshot, flavors)
+    report = _report(snapshot, flavors)
+    report.gpus = gpus.figures(groups, distinct, options, _exclusion)
+    return report

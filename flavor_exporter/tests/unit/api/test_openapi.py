@@ -22,8 +22,9 @@ from flavor_exporter.api import routes
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.tests.unit.api import base
 
-# Sample values for path parameters, all of published flavors.
-SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default'}
+# Sample values for path parameters, all of published flavors and GPUs.
+SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default',
+           'gpu_type': 'a100'}
 
 
 def documented_routes():

@@ -38,7 +38,9 @@ class TestDocuments(base.BaseTestCase):
                     | {pub.v2_flavor(i) for i in everyone}
                     | {pub.v2_flavor_hosts(i) for i in everyone}
                     | {pub.legacy_flavor(i) for i in ('g1', 'g2')}
-                    | {pub.hosts_page(0)})
+                    | {pub.hosts_page(0), pub.V2_GPUS, pub.LEGACY_GPUS}
+                    | {name(t) for t in ('a100', 'v100') for name in (
+                        pub.v2_gpu, pub.v2_gpu_hosts, pub.legacy_gpu)})
         self.assertEqual(expected, set(self.docs))
 
     def test_every_document_is_encoded_as_the_contract_says(self):

@@ -1,0 +1,448 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""GPU devices by type: how many exist, are used, are free, are stranded.
+
+A flavor's ``available`` hides free GPUs on hosts whose CPU or RAM is
+full; these figures show them. GPUs reach Nova three ways, and each is a
+device here:
+
+- PCI devices reported to Placement: one unit of the alias's class on a
+  child provider (nova.compute.pci_placement_translator);
+- PCI devices counted from GPU host aggregates (gpu, gpu_count,
+  gpu_type) where Placement does not have them: as fit._pci_unit, the
+  aggregate counts only on hosts whose tree lacks the alias's class;
+- VGPU (and PGPU) inventories, and custom classes of child providers
+  (devices an operator or Cyborg reports): one unit each.
+
+A type is named by the [pci] alias whose class (and traits) the devices
+have, else by the resource class and the provider's custom traits
+(``VGPU:CUSTOM_NVIDIA_11``): two providers of one class are told apart
+by their traits, as flavors requiring a trait tell them apart. A root
+provider's custom classes are the compute node's own resources, not
+devices.
+
+A device is *stranded* when it is free but no flavor that could take it
+can start on its host now: the devices Nova cannot hand out, though
+they are free. A flavor could take it when Placement (or the GPU
+aggregate) would offer that provider's devices to its request on that
+host (fit.units). What blocks them is, among those flavors' requests, the
+reason most of them give on that host: the resource class that limits
+them (fit's label), why the scheduler would not consider the host
+(engine._exclusion), "does not fit" when the request does not fit there
+even empty, or NO_FLAVOR when no flavor could take them.
+
+figures() works on the engine's host groups and per-host numbers, so a
+request's numbers are computed once; reference_figures() goes host by
+host and is the definition figures() is tested against.
+"""
+
+import collections
+import dataclasses
+
+import numpy
+
+from flavor_exporter.capacity import fit
+
+# Standard classes whose every unit is a device, wherever it is reported.
+DEVICE_CLASSES = frozenset(('VGPU', 'PGPU'))
+CUSTOM = 'CUSTOM_'
+PLACEMENT = 'placement'
+AGGREGATES = 'aggregates'
+
+#: Why free devices are stranded when no flavor could take them.
+NO_FLAVOR = 'no flavor requests them'
+#: Why a request does not fit a host even when the cloud is empty.
+DOES_NOT_FIT = 'does not fit'
+#: The reason of a request that fits nowhere for no single class (fit
+#: placed instances one by one and named none).
+UNNAMED = 'no single resource class'
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    """What a type is: its name, Placement class and traits."""
+
+    name: str
+    resource_class: str | None
+    traits: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class _Row:
+    """Devices of one type on one provider or GPU aggregate pool.
+
+    where: the provider's index in the host's providers, or the pool
+    class (fit.pool_class); rc: the class counted there.
+    """
+
+    kind: Kind
+    where: object
+    rc: str
+
+    @property
+    def counted_from(self):
+        return PLACEMENT if isinstance(self.where, int) else AGGREGATES
+
+
+@dataclasses.dataclass
+class HostDevices:
+    """The devices of one type on one host."""
+
+    position: int  # the host's index in the snapshot
+    host: str
+    node: str
+    availability_zone: str | None
+    total: int
+    used: int
+    free: int
+    stranded: int
+    blocked_by: str | None  # when stranded: why
+
+
+@dataclasses.dataclass
+class Devices:
+    """Devices of one type counted together: in the cloud, or a zone."""
+
+    total: int = 0
+    used: int = 0
+    free: int = 0  # total - used per provider, never below 0
+    stranded: int = 0
+    stranded_by: collections.Counter = dataclasses.field(
+        default_factory=collections.Counter)  # reason -> devices
+
+    def add(self, row):
+        self.total += row.total
+        self.used += row.used
+        self.free += row.free
+        self.stranded += row.stranded
+        if row.stranded:
+            self.stranded_by[row.blocked_by] += row.stranded
+
+
+@dataclasses.dataclass
+class GpuType:
+    """One type's devices over the snapshot."""
+
+    kind: Kind
+    counted_from: set = dataclasses.field(default_factory=set)
+    devices: Devices = dataclasses.field(default_factory=Devices)
+    # zone -> Devices, named zones only (as a flavor's zones)
+    zones: dict = dataclasses.field(default_factory=dict)
+    hosts: list = dataclasses.field(default_factory=list)  # HostDevices
+
+    @property
+    def name(self):
+        return self.kind.name
+
+    def add(self, row):
+        """Count one host's HostDevices."""
+        self.hosts.append(row)
+        self.devices.add(row)
+        if row.availability_zone:
+            self.zones.setdefault(row.availability_zone, Devices()).add(row)
+
+
+def _aliases_by_class(aliases):
+    """{resource class: [(traits, name)]}, the most specific alias first."""
+    by_class = {}
+    for name, alias in sorted(aliases.items()):
+        rc = alias.placement_resource_class
+        if rc:
+            by_class.setdefault(rc, []).append((alias.traits, name))
+    for candidates in by_class.values():
+        candidates.sort(key=lambda item: (-len(item[0]), item[1]))
+    return by_class
+
+
+def _kind(rc, traits, root, by_class):
+    for alias_traits, name in by_class.get(rc, ()):
+        if alias_traits <= traits:
+            return Kind(name, rc, tuple(sorted(alias_traits)))
+    if rc in DEVICE_CLASSES or (not root and rc.startswith(CUSTOM)):
+        custom = tuple(sorted(t for t in traits if t.startswith(CUSTOM)))
+        return Kind(rc + (':' + ','.join(custom) if custom else ''), rc,
+                    custom)
+    return None
+
+
+def device_rows(host, aliases, by_class=None):
+    """[_Row] of host: its devices by type, in a fixed order.
+
+    Only the host's shape decides them (inventories, traits, GPU pools),
+    so every host of a host group has the same rows.
+    """
+    if by_class is None:
+        by_class = _aliases_by_class(aliases)
+    rows = []
+    for index, provider in enumerate(host.providers):
+        for rc in sorted(provider.inventories):
+            kind = _kind(rc, provider.traits, index == 0, by_class)
+            if kind is not None:
+                rows.append(_Row(kind, index, rc))
+    classes = {rc for p in host.providers for rc in p.inventories}
+    seen = set()
+    for pool in host.gpu_pools:
+        if pool.gpu_type in seen:
+            continue  # the first pool of a type is the one matched (fit)
+        seen.add(pool.gpu_type)
+        alias = aliases.get(pool.gpu_type)
+        rc = alias.placement_resource_class if alias else None
+        if rc and rc in classes:
+            continue  # Placement has these devices: fit takes them there
+        rows.append(_Row(Kind(pool.gpu_type, rc, tuple(sorted(
+            alias.traits)) if alias else ()), fit.pool_class(pool.gpu_type),
+            fit.pool_class(pool.gpu_type)))
+    return rows
+
+
+def _amounts(host, row):
+    """(capacity, used) of row on host."""
+    if isinstance(row.where, int):
+        provider = host.providers[row.where]
+        return (provider.inventories[row.rc].capacity,
+                provider.usages.get(row.rc, 0))
+    for pool in host.gpu_pools:
+        if fit.pool_class(pool.gpu_type) == row.where:
+            return pool.count, pool.used
+    raise KeyError(row.where)
+
+
+def _row_key(host, row):
+    """What fit.units names row's provider by, and the class."""
+    if isinstance(row.where, int):
+        return host.providers[row.where].uuid, row.rc
+    return row.where, row.rc
+
+
+def _classes(request):
+    """Every class (and pool class) request could take devices of."""
+    found = {rc for group in request.groups
+             for rc, amount in group.resources.items() if amount}
+    for demand in request.pci:
+        if demand.resource_class:
+            found.add(demand.resource_class)
+        found.add(fit.pool_class(demand.alias))
+    return found
+
+
+def _asked(request, host, frees, keys):
+    """The (key, rc) of keys that request's units could take on host."""
+    if not _classes(request) & {rc for _, rc in keys}:
+        return set()
+    units = fit.units(request, host, frees)
+    if not units:
+        return set()
+    return {(key, rc) for unit in units for key, _ in unit.candidates
+            for rc in unit.resources if (key, rc) in keys}
+
+
+def _most_common(reasons):
+    """The reason most requests give; ties go to the first by name."""
+    counts = collections.Counter(reasons)
+    return min(counts, key=lambda reason: (-counts[reason], reason))
+
+
+class _Types(dict):
+    """{type name: GpuType}, filled host by host."""
+
+    def add(self, kind, counted_from, row):
+        """Count row (HostDevices) under kind, counted from those sources."""
+        found = self.get(kind.name)
+        if found is None:
+            found = self[kind.name] = GpuType(kind)
+        found.counted_from |= counted_from
+        found.add(row)
+
+    def result(self):
+        types = [self[name] for name in sorted(self)]
+        for found in types:
+            found.hosts.sort(key=lambda row: row.position)
+        return types
+
+
+def _by_type(rows):
+    """{type name: (Kind, {counted from}, [row index])}, in row order."""
+    found = {}
+    for index, row in enumerate(rows):
+        entry = found.setdefault(row.kind.name, (row.kind, set(), []))
+        entry[1].add(row.counted_from)
+        entry[2].append(index)
+    return found
+
+
+def reference_figures(hosts, requests, options, exclusion, metadata):
+    """[GpuType] of hosts, host by host through fit.fit: the definition.
+
+    requests: the distinct valid requests of the report's flavors;
+    exclusion(host, request, options, metadata): why the scheduler would
+    not consider host for request (engine._exclusion); metadata: {host
+    name: aggregate metadata}.
+    """
+    by_class = _aliases_by_class(options.aliases)
+    types = _Types()
+    for position, host in enumerate(hosts):
+        if host.unreadable:
+            continue  # nothing is known of its devices
+        rows = device_rows(host, options.aliases, by_class)
+        if not rows:
+            continue
+        frees = fit.free_amounts(host)
+        keys = {_row_key(host, row): row for row in rows}
+        reasons = collections.defaultdict(list)  # type name -> [reason]
+        fits = set()
+        for request in requests:
+            names = {keys[key].kind.name
+                     for key in _asked(request, host, frees, keys)}
+            if not names:
+                continue
+            why = exclusion(host, request, options, metadata[host.name])
+            count = 0
+            if why is None:
+                total, _ = fit.fit(request, host, empty=True)
+                count, label = fit.fit(request, host, frees=frees)
+                why = (DOES_NOT_FIT if total == 0
+                       else None if count else label or UNNAMED)
+            for name in names:
+                reasons[name].append(why)
+                if count:
+                    fits.add(name)
+        amounts = [_amounts(host, row) for row in rows]
+        for name, (kind, sources, indexes) in _by_type(rows).items():
+            total = sum(amounts[i][0] for i in indexes)
+            used = sum(amounts[i][1] for i in indexes)
+            free = sum(max(0, amounts[i][0] - amounts[i][1])
+                       for i in indexes)
+            stranded = free if name not in fits else 0
+            blocked = None
+            if stranded:
+                blocked = (_most_common(reasons[name]) if reasons[name]
+                           else NO_FLAVOR)
+            types.add(kind, sources, HostDevices(
+                position, host.name, host.node, host.availability_zone,
+                total, used, free, stranded, blocked))
+    return types.result()
+
+
+class _Reasons(list):
+    """Reason strings by code, codes handed out as they are first seen."""
+
+    def __init__(self):
+        super().__init__()
+        self._codes = {}
+
+    def code(self, reason):
+        if reason not in self._codes:
+            self._codes[reason] = len(self)
+            self.append(reason)
+        return self._codes[reason]
+
+
+def _request_reasons(found, n, why, reasons):
+    """(available, reason codes) per host of one request on one group.
+
+    found: the request's (available, limits, labels) on the group, or
+    None when the engine did not count it there; why: then the reason.
+    """
+    if found is None:
+        return (numpy.zeros(n, dtype=numpy.int64),
+                numpy.full(n, reasons.code(why), dtype=numpy.int64))
+    available, limits, labels = found
+    codes = numpy.array([reasons.code(label) for label in labels]
+                        + [reasons.code(UNNAMED)], dtype=numpy.int64)
+    # limits index labels, -1 (the last code) when no single class.
+    return numpy.asarray(available), codes[limits]
+
+
+def _most_common_codes(codes, reasons):
+    """Per column of codes (requests x hosts), _most_common's choice."""
+    present = sorted(numpy.unique(codes).tolist(),
+                     key=lambda code: reasons[code])
+    counts = numpy.stack([(codes == code).sum(axis=0) for code in present])
+    # argmax takes the first largest count: the first reason by name.
+    return numpy.array(present)[counts.argmax(axis=0)]
+
+
+def _group_amounts(group, rows):
+    """(capacity, used) arrays, hosts x rows."""
+    amounts = numpy.array([[_amounts(host, row) for row in rows]
+                           for host in group.hosts], dtype=numpy.int64)
+    return amounts[:, :, 0], amounts[:, :, 1]
+
+
+def figures(groups, requests, options, exclusion):
+    """[GpuType] over host groups: reference_figures' numbers, faster.
+
+    requests: [(request, engine.HostNumbers)] of the distinct valid
+    requests; each HostNumbers entry holds the request's per-host numbers
+    on one group where it was counted. A request is looked at only on
+    groups where its units can take devices, and its numbers are the
+    engine's.
+    """
+    by_class = _aliases_by_class(options.aliases)
+    counted = []
+    for request, per_host in requests:
+        counted.append((request, {id(entry[0]): (entry[2], entry[3],
+                                                 entry[4])
+                                  for entry in per_host.entries}))
+    reasons = _Reasons()
+    types = _Types()
+    for group in groups:
+        representative = group.representative
+        if representative.unreadable:
+            continue
+        rows = device_rows(representative, options.aliases, by_class)
+        if not rows:
+            continue
+        _add_group(types, group, rows, counted, options, exclusion, reasons)
+    return types.result()
+
+
+def _add_group(types, group, rows, counted, options, exclusion, reasons):
+    representative = group.representative
+    n = len(group)
+    keys = {_row_key(representative, row): row for row in rows}
+    asking = collections.defaultdict(list)  # name -> [(available, codes)]
+    for request, found in counted:
+        names = {keys[key].kind.name for key in _asked(
+            request, representative, group.columns, keys)}
+        if not names:
+            continue
+        mine = found.get(id(group))
+        why = None if mine is not None else (exclusion(
+            representative, request, options, group.metadata)
+            or DOES_NOT_FIT)
+        numbers = _request_reasons(mine, n, why, reasons)
+        for name in names:
+            asking[name].append(numbers)
+    capacity, used = _group_amounts(group, rows)
+    free = numpy.maximum(capacity - used, 0)
+    for name, (kind, sources, indexes) in _by_type(rows).items():
+        totals = capacity[:, indexes].sum(axis=1)
+        useds = used[:, indexes].sum(axis=1)
+        frees = free[:, indexes].sum(axis=1)
+        stranded = frees.copy()
+        blocked = numpy.full(n, reasons.code(NO_FLAVOR), dtype=numpy.int64)
+        if asking[name]:
+            available = numpy.stack([a for a, _ in asking[name]])
+            stranded[(available > 0).any(axis=0)] = 0
+            blocked = _most_common_codes(
+                numpy.stack([c for _, c in asking[name]]), reasons)
+        for i, host in enumerate(group.hosts):
+            lost = int(stranded[i])
+            types.add(kind, sources, HostDevices(
+                int(group.positions[i]), host.name, host.node,
+                host.availability_zone, int(totals[i]), int(useds[i]),
+                int(frees[i]), lost,
+                reasons[int(blocked[i])] if lost else None))
