@@ -59,6 +59,9 @@ class Vgpu:
     """VGPU child providers hung below a host's root provider."""
     children: int = 1
     total: int = 1
+    #: Traits of every child, as an operator sets them to tell GPU models
+    #: (mdev types) apart.
+    traits: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,6 +83,8 @@ class Host:
     #: Dedicated host CPUs ([compute] cpu_dedicated_set); ``vcpus`` is then
     #: the shared set. Non-zero gives the host a NUMA topology and PCPU.
     pcpus: int = 0
+    #: This compute's [pci] report_in_placement; None: the scenario's.
+    report_in_placement: bool = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,7 +200,7 @@ def _parse_hosts(raw):
                                  'unit_limits': {},
                                  'pci_devices': [], 'vgpu': None,
                                  'custom_resources': {}, 'traits': [],
-                                 'pcpus': 0})
+                                 'pcpus': 0, 'report_in_placement': None})
         vcpus, pcpus = int(values['vcpus']), int(values['pcpus'])
         if vcpus < 0 or pcpus < 0 or not vcpus + pcpus:
             raise ScenarioError('%s: vcpus and pcpus must not be negative '
@@ -210,8 +215,10 @@ def _parse_hosts(raw):
                         for d in devices)
         vgpu = None
         if values['vgpu'] is not None:
-            vgpu = Vgpu(**_take(values['vgpu'], '%s.vgpu' % where,
-                                optional={'children': 1, 'total': 1}))
+            vgpu = _take(values['vgpu'], '%s.vgpu' % where,
+                         optional={'children': 1, 'total': 1, 'traits': []})
+            vgpu = Vgpu(int(vgpu['children']), int(vgpu['total']),
+                        tuple(vgpu['traits']))
         count = values['count']
         indexes = [None] if count is None else range(1, int(count) + 1)
         for index in indexes:
@@ -232,7 +239,10 @@ def _parse_hosts(raw):
                 pci_devices=devices, vgpu=vgpu,
                 custom_resources=dict(values['custom_resources']),
                 traits=tuple(values['traits']),
-                pcpus=pcpus))
+                pcpus=pcpus,
+                report_in_placement=(
+                    None if values['report_in_placement'] is None
+                    else bool(values['report_in_placement']))))
     names = [h.name for h in hosts]
     if len(set(names)) != len(names):
         raise ScenarioError('host names must be unique: %s' % names)

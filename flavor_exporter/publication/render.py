@@ -326,6 +326,17 @@ def list_document(report, gpu=None):
     return pub.stamp(body, pub.COLLECTED_AT, pointer[pub.TIMESTAMP])
 
 
+def gpu_list_document(report):
+    """The v2 GPU list alone (pub.V2_GPUS), for flavor-exporter-report.
+
+    Its timestamp is stamped: the time the cloud was read.
+    """
+    pointer = _pointer(report)
+    body = pub.encode(dict(_head(report), **{pub.GPUS: [
+        v2_gpu(t) for t in report.gpus]}))
+    return pub.stamp(body, pub.COLLECTED_AT, pointer[pub.TIMESTAMP])
+
+
 def documents(report):
     """{document name: bytes} of one refresh, and the pointer fields.
 
