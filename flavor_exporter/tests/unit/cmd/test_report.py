@@ -64,7 +64,7 @@ class TestTable(base.BaseTestCase):
              'a100      4     2     2         0  2/4    -  -',
              'v100      4     0     4         2    -  4/4  compute service '
              'disabled 2'],
-             report.format_gpu_table(document[pub.GPUS]).splitlines())
+            report.format_gpu_table(document[pub.GPUS]).splitlines())
 
     def test_what_strands_most_comes_first(self):
         gpu = {pub.TYPE: 'A100', pub.TOTAL: 9, pub.USED: 0, pub.FREE: 9,
