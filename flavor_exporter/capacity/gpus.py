@@ -54,6 +54,7 @@ import dataclasses
 import numpy
 
 from flavor_exporter.capacity import fit
+from flavor_exporter.capacity import request as request_mod
 
 # Standard classes whose every unit is a device, wherever it is reported.
 DEVICE_CLASSES = frozenset(('VGPU', 'PGPU'))
@@ -248,6 +249,33 @@ def _asked(request, host, frees, keys):
             for rc in unit.resources if (key, rc) in keys}
 
 
+def _device_part(request, classes):
+    """(key, make): the part of request that decides what it asks.
+
+    Which devices a request could take depends only on its groups that
+    ask for device classes, its PCI demands, and, when the unnumbered
+    group requires traits, that whole group (Placement may meet a trait
+    through any of its classes). Flavors that differ only in CPU, RAM or
+    disk share this part: their units are made once per host group.
+    """
+    groups = []
+    for group in request.groups:
+        resources = group.resources
+        if group.suffix or not group.required_traits:
+            if not classes & {rc for rc, n in resources.items() if n}:
+                continue
+            if not group.suffix:
+                resources = {rc: n for rc, n in resources.items()
+                             if rc in classes}
+        groups.append(request_mod.RequestGroup(
+            resources, group.required_traits, group.forbidden_traits,
+            group.suffix))
+    key = (tuple((g.suffix, tuple(sorted(g.resources.items())),
+                  g.required_traits, g.forbidden_traits) for g in groups),
+           request.group_policy, tuple(request.pci))
+    return key, lambda: dataclasses.replace(request, groups=groups)
+
+
 def _most_common(reasons):
     """The reason most requests give; ties go to the first by name."""
     counts = collections.Counter(reasons)
@@ -413,10 +441,17 @@ def _add_group(types, group, rows, counted, options, exclusion, reasons):
     representative = group.representative
     n = len(group)
     keys = {_row_key(representative, row): row for row in rows}
+    classes = {rc for _, rc in keys}
+    asked = {}  # _device_part key -> type names
     asking = collections.defaultdict(list)  # name -> [(available, codes)]
     for request, found in counted:
-        names = {keys[key].kind.name for key in _asked(
-            request, representative, group.columns, keys)}
+        if not _classes(request) & classes:
+            continue
+        part, reduced = _device_part(request, classes)
+        names = asked.get(part)
+        if names is None:
+            names = asked[part] = {keys[key].kind.name for key in _asked(
+                reduced(), representative, group.columns, keys)}
         if not names:
             continue
         mine = found.get(id(group))
