@@ -15,23 +15,8 @@
 """GPU devices by type: how many exist, are used, are free, are stranded.
 
 A flavor's ``available`` hides free GPUs on hosts whose CPU or RAM is
-full; these figures show them. GPUs reach Nova three ways, and each is a
-device here:
-
-- PCI devices reported to Placement: one unit of the alias's class on a
-  child provider (nova.compute.pci_placement_translator);
-- PCI devices counted from GPU host aggregates (gpu, gpu_count,
-  gpu_type) where Placement does not have them: as fit._pci_unit, the
-  aggregate counts only on hosts whose tree lacks the alias's class;
-- VGPU (and PGPU) inventories, and custom classes of child providers
-  (devices an operator or Cyborg reports): one unit each.
-
-A type is named by the [pci] alias whose class (and traits) the devices
-have, else by the resource class and the provider's custom traits
-(``VGPU:CUSTOM_NVIDIA_11``): two providers of one class are told apart
-by their traits, as flavors requiring a trait tell them apart. A root
-provider's custom classes are the compute node's own resources, not
-devices.
+full; these figures show them. Which devices a host has, and of which
+type, gpu_devices says.
 
 A device is *stranded* when it is free but no flavor that could take it
 can start on its host now: the devices Nova cannot hand out, though
@@ -54,13 +39,8 @@ import dataclasses
 import numpy
 
 from flavor_exporter.capacity import fit
+from flavor_exporter.capacity import gpu_devices
 from flavor_exporter.capacity import request as request_mod
-
-# Standard classes whose every unit is a device, wherever it is reported.
-DEVICE_CLASSES = frozenset(('VGPU', 'PGPU'))
-CUSTOM = 'CUSTOM_'
-PLACEMENT = 'placement'
-AGGREGATES = 'aggregates'
 
 #: Why free devices are stranded when no flavor could take them.
 NO_FLAVOR = 'no flavor requests them'
@@ -69,32 +49,6 @@ DOES_NOT_FIT = 'does not fit'
 #: The reason of a request that fits nowhere for no single class (fit
 #: placed instances one by one and named none).
 UNNAMED = 'no single resource class'
-
-
-@dataclasses.dataclass(frozen=True)
-class Kind:
-    """What a type is: its name, Placement class and traits."""
-
-    name: str
-    resource_class: str | None
-    traits: tuple
-
-
-@dataclasses.dataclass(frozen=True)
-class _Row:
-    """Devices of one type on one provider or GPU aggregate pool.
-
-    where: the provider's index in the host's providers, or the pool
-    class (fit.pool_class); rc: the class counted there.
-    """
-
-    kind: Kind
-    where: object
-    rc: str
-
-    @property
-    def counted_from(self):
-        return PLACEMENT if isinstance(self.where, int) else AGGREGATES
 
 
 @dataclasses.dataclass
@@ -136,7 +90,7 @@ class Devices:
 class GpuType:
     """One type's devices over the snapshot."""
 
-    kind: Kind
+    kind: gpu_devices.Kind
     counted_from: set = dataclasses.field(default_factory=set)
     devices: Devices = dataclasses.field(default_factory=Devices)
     # zone -> Devices, named zones only (as a flavor's zones)
@@ -153,78 +107,6 @@ class GpuType:
         self.devices.add(row)
         if row.availability_zone:
             self.zones.setdefault(row.availability_zone, Devices()).add(row)
-
-
-def _aliases_by_class(aliases):
-    """{resource class: [(traits, name)]}, the most specific alias first."""
-    by_class = {}
-    for name, alias in sorted(aliases.items()):
-        rc = alias.placement_resource_class
-        if rc:
-            by_class.setdefault(rc, []).append((alias.traits, name))
-    for candidates in by_class.values():
-        candidates.sort(key=lambda item: (-len(item[0]), item[1]))
-    return by_class
-
-
-def _kind(rc, traits, root, by_class):
-    for alias_traits, name in by_class.get(rc, ()):
-        if alias_traits <= traits:
-            return Kind(name, rc, tuple(sorted(alias_traits)))
-    if rc in DEVICE_CLASSES or (not root and rc.startswith(CUSTOM)):
-        custom = tuple(sorted(t for t in traits if t.startswith(CUSTOM)))
-        return Kind(rc + (':' + ','.join(custom) if custom else ''), rc,
-                    custom)
-    return None
-
-
-def device_rows(host, aliases, by_class=None):
-    """[_Row] of host: its devices by type, in a fixed order.
-
-    Only the host's shape decides them (inventories, traits, GPU pools),
-    so every host of a host group has the same rows.
-    """
-    if by_class is None:
-        by_class = _aliases_by_class(aliases)
-    rows = []
-    for index, provider in enumerate(host.providers):
-        for rc in sorted(provider.inventories):
-            kind = _kind(rc, provider.traits, index == 0, by_class)
-            if kind is not None:
-                rows.append(_Row(kind, index, rc))
-    classes = {rc for p in host.providers for rc in p.inventories}
-    seen = set()
-    for pool in host.gpu_pools:
-        if pool.gpu_type in seen:
-            continue  # the first pool of a type is the one matched (fit)
-        seen.add(pool.gpu_type)
-        alias = aliases.get(pool.gpu_type)
-        rc = alias.placement_resource_class if alias else None
-        if rc and rc in classes:
-            continue  # Placement has these devices: fit takes them there
-        rows.append(_Row(Kind(pool.gpu_type, rc, tuple(sorted(
-            alias.traits)) if alias else ()), fit.pool_class(pool.gpu_type),
-            fit.pool_class(pool.gpu_type)))
-    return rows
-
-
-def _amounts(host, row):
-    """(capacity, used) of row on host."""
-    if isinstance(row.where, int):
-        provider = host.providers[row.where]
-        return (provider.inventories[row.rc].capacity,
-                provider.usages.get(row.rc, 0))
-    for pool in host.gpu_pools:
-        if fit.pool_class(pool.gpu_type) == row.where:
-            return pool.count, pool.used
-    raise KeyError(row.where)
-
-
-def _row_key(host, row):
-    """What fit.units names row's provider by, and the class."""
-    if isinstance(row.where, int):
-        return host.providers[row.where].uuid, row.rc
-    return row.where, row.rc
 
 
 def _classes(request):
@@ -300,16 +182,6 @@ class _Types(dict):
         return types
 
 
-def _by_type(rows):
-    """{type name: (Kind, {counted from}, [row index])}, in row order."""
-    found = {}
-    for index, row in enumerate(rows):
-        entry = found.setdefault(row.kind.name, (row.kind, set(), []))
-        entry[1].add(row.counted_from)
-        entry[2].append(index)
-    return found
-
-
 def reference_figures(hosts, requests, options, exclusion, metadata):
     """[GpuType] of hosts, host by host through fit.fit: the definition.
 
@@ -318,16 +190,16 @@ def reference_figures(hosts, requests, options, exclusion, metadata):
     not consider host for request (engine._exclusion); metadata: {host
     name: aggregate metadata}.
     """
-    by_class = _aliases_by_class(options.aliases)
+    by_class = gpu_devices.aliases_by_class(options.aliases)
     types = _Types()
     for position, host in enumerate(hosts):
         if host.unreadable:
             continue  # nothing is known of its devices
-        rows = device_rows(host, options.aliases, by_class)
+        rows = gpu_devices.device_rows(host, options.aliases, by_class)
         if not rows:
             continue
         frees = fit.free_amounts(host)
-        keys = {_row_key(host, row): row for row in rows}
+        keys = {gpu_devices.row_key(host, row): row for row in rows}
         reasons = collections.defaultdict(list)  # type name -> [reason]
         fits = set()
         for request in requests:
@@ -346,8 +218,9 @@ def reference_figures(hosts, requests, options, exclusion, metadata):
                 reasons[name].append(why)
                 if count:
                     fits.add(name)
-        amounts = [_amounts(host, row) for row in rows]
-        for name, (kind, sources, indexes) in _by_type(rows).items():
+        amounts = [gpu_devices.amounts(host, row) for row in rows]
+        by_type = gpu_devices.by_type(rows)
+        for name, (kind, sources, indexes) in by_type.items():
             total = sum(amounts[i][0] for i in indexes)
             used = sum(amounts[i][1] for i in indexes)
             free = sum(max(0, amounts[i][0] - amounts[i][1])
@@ -404,8 +277,9 @@ def _most_common_codes(codes, reasons):
 
 def _group_amounts(group, rows):
     """(capacity, used) arrays, hosts x rows."""
-    amounts = numpy.array([[_amounts(host, row) for row in rows]
-                           for host in group.hosts], dtype=numpy.int64)
+    amounts = numpy.array([[gpu_devices.amounts(host, row)
+                            for row in rows] for host in group.hosts],
+                          dtype=numpy.int64)
     return amounts[:, :, 0], amounts[:, :, 1]
 
 
@@ -418,7 +292,7 @@ def figures(groups, requests, options, exclusion):
     groups where its units can take devices, and its numbers are the
     engine's.
     """
-    by_class = _aliases_by_class(options.aliases)
+    by_class = gpu_devices.aliases_by_class(options.aliases)
     counted = []
     for request, per_host in requests:
         counted.append((request, {id(entry[0]): (entry[2], entry[3],
@@ -430,7 +304,8 @@ def figures(groups, requests, options, exclusion):
         representative = group.representative
         if representative.unreadable:
             continue
-        rows = device_rows(representative, options.aliases, by_class)
+        rows = gpu_devices.device_rows(representative, options.aliases,
+                                       by_class)
         if not rows:
             continue
         _add_group(types, group, rows, counted, options, exclusion, reasons)
@@ -440,7 +315,7 @@ def figures(groups, requests, options, exclusion):
 def _add_group(types, group, rows, counted, options, exclusion, reasons):
     representative = group.representative
     n = len(group)
-    keys = {_row_key(representative, row): row for row in rows}
+    keys = {gpu_devices.row_key(representative, row): row for row in rows}
     classes = {rc for _, rc in keys}
     asked = {}  # _device_part key -> type names
     asking = collections.defaultdict(list)  # name -> [(available, codes)]
@@ -463,7 +338,8 @@ def _add_group(types, group, rows, counted, options, exclusion, reasons):
             asking[name].append(numbers)
     capacity, used = _group_amounts(group, rows)
     free = numpy.maximum(capacity - used, 0)
-    for name, (kind, sources, indexes) in _by_type(rows).items():
+    by_type = gpu_devices.by_type(rows)
+    for name, (kind, sources, indexes) in by_type.items():
         totals = capacity[:, indexes].sum(axis=1)
         useds = used[:, indexes].sum(axis=1)
         frees = free[:, indexes].sum(axis=1)

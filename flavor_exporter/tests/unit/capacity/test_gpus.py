@@ -22,6 +22,7 @@ host definition.
 import collections
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import gpu_devices
 from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
@@ -94,9 +95,10 @@ class TestTypes(base.BaseTestCase):
         # standard traits do not name a type, custom ones do.
         self.assertEqual(['A100', 'CUSTOM_PCI_10DE_1234', 'VGPU',
                           'VGPU:CUSTOM_NVIDIA_11'], sorted(found))
-        self.assertEqual(gpus.Kind('A100', A100, ()), found['A100'].kind)
-        self.assertEqual(gpus.Kind('VGPU:CUSTOM_NVIDIA_11', 'VGPU',
-                                   ('CUSTOM_NVIDIA_11',)),
+        self.assertEqual(gpu_devices.Kind('A100', A100, ()),
+                         found['A100'].kind)
+        self.assertEqual(gpu_devices.Kind('VGPU:CUSTOM_NVIDIA_11', 'VGPU',
+                                          ('CUSTOM_NVIDIA_11',)),
                          found['VGPU:CUSTOM_NVIDIA_11'].kind)
         self.assertEqual({'placement'}, found['VGPU'].counted_from)
 
@@ -113,7 +115,7 @@ class TestTypes(base.BaseTestCase):
                                      a100.devices.free))
         self.assertEqual({'placement', 'aggregates'}, a100.counted_from)
         # A pool no [pci] alias names has no class.
-        self.assertEqual(gpus.Kind('T4', None, ()), found['T4'].kind)
+        self.assertEqual(gpu_devices.Kind('T4', None, ()), found['T4'].kind)
         self.assertEqual((8, 6, 2), (found['T4'].devices.total,
                                      found['T4'].devices.used,
                                      found['T4'].devices.free))
