@@ -16,13 +16,14 @@ Not part of flavor-exporter's installed package: the functional tests, the
 demo and the benchmarks run it from the source tree (README.rst here).
 
 Test side (any interpreter with openstacksdk, fixtures, PyYAML, requests):
-``launcher`` (TestCloud, shared_cloud), ``oracle`` (boot until
-NoValidHost), ``placement_view``, ``scenario`` (the YAML schema),
-``keystone_fixture``, ``process``, ``loopback`` (free ports, memcached),
-``demo``.
+``launcher`` (TestCloud, shared_cloud), ``cloud_venv`` (each OpenStack
+release's interpreter), ``oracle`` (boot until NoValidHost),
+``placement_view``, ``scenario`` (the YAML schema), ``keystone_fixture``,
+``process``, ``loopback`` (free ports, memcached), ``demo``.
 
-Cloud side (an interpreter with nova==34.0.0 and openstack-placement==16.0.0,
-started by the launcher): ``server`` (entry point), ``nova_cloud``,
-``driver``, ``webserver``, ``control``, ``keystone_catalog``; and
-``keystone_server``, run by Keystone's own interpreter.
+Cloud side (one release's interpreter, built from ``releases/<release>/``
+and started by the launcher): ``server`` (entry point), ``nova_release``
+(where the releases differ), ``nova_cloud``, ``driver``, ``webserver``,
+``control``, ``keystone_catalog``; and ``keystone_server``, run by
+Keystone's own interpreter.
 """

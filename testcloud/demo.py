@@ -17,6 +17,7 @@
 Starts the test cloud of a scenario (the predecessor's example by
 default), writes a flavor-exporter configuration that points at it, runs
 ``flavor-exporter-all`` against it and prints where to look, until Ctrl-C.
+Everything it writes is in one temporary directory, removed when it stops.
 
     python -m testcloud.demo [--scenario NAME]
         [--port 8780]
@@ -32,6 +33,7 @@ import tempfile
 import time
 
 import requests
+import yaml
 
 from testcloud import launcher
 from testcloud import scenario as scenario_mod
@@ -48,6 +50,28 @@ def write_config(path, cloud, spec, port, refresh_interval):
               for alias in spec.pci_aliases]
     with open(path, 'w') as conf:
         conf.write('\n'.join(lines) + '\n')
+
+
+def write_clouds_yaml(path, cloud, api_url):
+    """The cloud's clouds.yaml, whose entries also lead to the demo's API.
+
+    capacity_endpoint_override is how openstackclient users point
+    ``openstack capacity`` at a service the catalog does not list (the
+    test cloud has no Keystone, hence no catalog).
+    """
+    with open(cloud.clouds_yaml) as original:
+        clouds = yaml.safe_load(original)
+    for entry in clouds['clouds'].values():
+        entry['capacity_endpoint_override'] = api_url
+    with open(path, 'w') as out:
+        yaml.safe_dump(clouds, out, default_flow_style=False)
+
+
+def gpu_first(flavors):
+    """GPU flavors first (by GPU type), then by name, as the report does."""
+    return sorted(flavors, key=lambda f: (
+        f['gpu'] is None, (f['gpu'] or {}).get('type', ''),
+        f['name'].casefold()))
 
 
 def wait_for_data(url, process):
@@ -76,41 +100,62 @@ def main(argv=None):
     spec = scenario_mod.load(args.scenario)
     print('Starting Nova + Placement: %s ...' % spec.description,
           flush=True)
-    cloud = launcher.TestCloud(args.scenario)
-    cloud.setUp()
-    workdir = tempfile.mkdtemp(prefix='flavor-exporter-demo-')
+    with tempfile.TemporaryDirectory(prefix='flavor-exporter-demo-') as tmp:
+        # The cloud's directory is made inside: everything goes at the end.
+        cloud = launcher.TestCloud(args.scenario, rootdir=tmp)
+        try:
+            cloud.setUp()  # stops what it started when it fails
+        except KeyboardInterrupt:
+            return
+        try:
+            serve(cloud, spec, tmp, args)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            cloud.cleanUp()
+
+
+def serve(cloud, spec, workdir, args):
+    """Run flavor-exporter-all against cloud until SIGINT or SIGTERM."""
+    base = 'http://127.0.0.1:%d' % args.port
     config = os.path.join(workdir, 'flavor-exporter.conf')
     write_config(config, cloud, spec, args.port, args.refresh_interval)
-    env = dict(os.environ, **cloud.env())
+    clouds_yaml = os.path.join(workdir, 'clouds.yaml')
+    write_clouds_yaml(clouds_yaml, cloud, base)
+    env = dict(os.environ, OS_CLIENT_CONFIG_FILE=clouds_yaml,
+               OS_CLOUD=cloud.cloud_name)
     process = subprocess.Popen(
         [sys.executable, '-m', 'flavor_exporter.cmd.all',
          '--config-file', config], env=env)
     try:
-        base = 'http://127.0.0.1:%d' % args.port
         document = wait_for_data(base + '/v2/flavors/', process)
         print('\nflavor-exporter is serving the demo cloud:\n')
-        for flavor in document['flavors']:
+        for flavor in gpu_first(document['flavors']):
             gpu = flavor['gpu']
             print('  %-28s %-10s available %3s of %3s' % (
                 flavor['name'],
                 '%s x%d' % (gpu['type'], gpu['count']) if gpu else '',
                 flavor['available'], flavor['total']))
+        bindir = os.path.dirname(sys.executable)
         print('\n  API      %s/v2/flavors/\n  legacy   %s/gpus/flavors/\n'
               '  docs     %s/docs/\n  metrics  %s/metrics\n'
-              '  config   %s\n\n  To use the cloud itself: export '
-              'OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=%s\n\nCtrl-C stops.'
-              % (base, base, base, base, config, cloud.clouds_yaml,
-                 cloud.cloud_name), flush=True)
+              '  config   %s\n\n'
+              'From another shell, while this runs:\n\n'
+              '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=%s\n'
+              '  %s/flavor-exporter-report --config-file %s\n'
+              '  %s/openstack capacity flavor list\n'
+              '  %s/openstack --os-compute-api-version 2.87 hypervisor list\n'
+              '\nCtrl-C stops.'
+              % (base, base, base, base, config, clouds_yaml,
+                 cloud.cloud_name, bindir, config, bindir, bindir),
+              flush=True)
         # Blocked only now: the children must not inherit the mask.
         stop_signals = {signal.SIGINT, signal.SIGTERM}
         signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
         signal.sigwait(stop_signals)
-    except KeyboardInterrupt:
-        pass
     finally:
         process.terminate()
         process.wait(timeout=30)
-        cloud.cleanUp()
 
 
 if __name__ == '__main__':

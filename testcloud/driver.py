@@ -26,6 +26,8 @@ from nova.compute import pci_placement_translator
 from nova import objects
 from nova.virt import fake
 
+from testcloud import nova_release
+
 #: service host name -> scenario.Host; filled by the cloud before it starts
 #: a compute.
 HOSTS = {}
@@ -173,6 +175,8 @@ class ScenarioDriver(fake.FakeDriver):
         provider_tree.update_inventory(nodename, inventory)
         if spec.traits:
             provider_tree.add_traits(nodename, *spec.traits)
+        if spec.vtpm:
+            provider_tree.add_traits(nodename, *nova_release.vtpm_traits())
         if spec.vgpu:
             self._update_vgpu_children(provider_tree, nodename, spec.vgpu)
 

@@ -18,19 +18,21 @@
 or ``self.useFixture(TestCloud('vgpu'))`` in a test, or
 ``shared_cloud('predecessor')`` for tests that do not change the cloud.
 
-The cloud runs in a subprocess (``server.py``) whose interpreter needs
-nova==34.0.0, openstack-placement==16.0.0 and SQLAlchemy<2.1; it is
-``$FLAVOR_EXPORTER_CLOUD_PYTHON``, or this interpreter. ``keystone=True``
-also starts Keystone 30 from its own interpreter (``keystone_fixture``).
+The cloud runs in a subprocess (``server.py``) with the interpreter of
+an OpenStack release (``cloud_venv``): ``TestCloud(..., release=...)``,
+else ``$FLAVOR_EXPORTER_CLOUD_RELEASE``, else the newest;
+``$FLAVOR_EXPORTER_CLOUD_PYTHON`` names an interpreter instead.
+``keystone=True`` also starts Keystone 30 from its own interpreter
+(``keystone_fixture``).
 """
 
 import atexit
 import os
-import sys
 
 import fixtures
 import requests
 
+from testcloud import cloud_venv
 from testcloud import keystone_fixture
 from testcloud import process
 from testcloud import scenario as scenario_mod
@@ -40,8 +42,15 @@ START_TIMEOUT = 180
 CloudStartError = process.StartError
 
 
-def cloud_python():
-    return os.environ.get(ENV_PYTHON) or sys.executable
+def cloud_python(release=None):
+    """The cloud's interpreter: a named release's, else the configured one.
+
+    Without either, the release of ``$FLAVOR_EXPORTER_CLOUD_RELEASE`` (or
+    the newest), built on first use.
+    """
+    if release is None and os.environ.get(ENV_PYTHON):
+        return os.environ[ENV_PYTHON]
+    return cloud_venv.python(release)
 
 
 class TestCloud(fixtures.Fixture):
@@ -50,16 +59,19 @@ class TestCloud(fixtures.Fixture):
     Attributes after setUp: ``clouds_yaml``, ``cloud_name`` (admin),
     ``member_cloud_name``, ``compute_url``, ``placement_url``,
     ``control_url``, ``hosts`` ({service host: {"node", "running"}}),
-    ``enabled_filters`` (read from the running scheduler), ``token`` (the
-    admin's stub token, None with Keystone), ``keystone_url`` (None
-    without Keystone) and ``keystone`` (Keystone's ready document with the
-    admin and member credentials).
+    ``enabled_filters`` (read from the running scheduler), ``versions``
+    ({"nova": "34.0.0", "placement": ...}, as installed in the cloud's
+    interpreter), ``token`` (the admin's stub token, None with Keystone),
+    ``keystone_url`` (None without Keystone) and ``keystone`` (Keystone's
+    ready document with the admin and member credentials).
     """
 
     def __init__(self, scenario, keystone=False, cloud_name='testcloud',
-                 python=None, timeout=START_TIMEOUT, rootdir=None):
+                 python=None, timeout=START_TIMEOUT, rootdir=None,
+                 release=None):
         super().__init__()
         self.scenario = scenario
+        self.release = release
         self.scenario_path = scenario_mod.path_of(scenario)
         self.use_keystone = keystone
         self.requested_name = cloud_name
@@ -92,7 +104,7 @@ class TestCloud(fixtures.Fixture):
             self.keystone = server.info
             keystone_file = server.ready_file
         ready_file = os.path.join(self.workdir, 'ready.json')
-        argv = [self.python or cloud_python(), '-m',
+        argv = [self.python or cloud_python(self.release), '-m',
                 'testcloud.server',
                 '--scenario', self.scenario_path,
                 '--ready-file', ready_file,
@@ -106,7 +118,8 @@ class TestCloud(fixtures.Fixture):
         self.ready = self.process.start(self.timeout)
         for key in ('clouds_yaml', 'cloud_name', 'member_cloud_name',
                     'compute_url', 'placement_url', 'control_url',
-                    'keystone_url', 'token', 'hosts', 'enabled_filters'):
+                    'keystone_url', 'token', 'hosts', 'enabled_filters',
+                    'versions'):
             setattr(self, key, self.ready[key])
 
     def _env(self):

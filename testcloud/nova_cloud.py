@@ -15,9 +15,10 @@
 Nova's own functional tests already know how to run a complete cloud in
 memory: API and cell databases, the fake RPC transport, real Placement,
 stand-ins for Glance, Neutron and Cinder. :class:`NovaCloud` borrows that
-set-up from ``nova.test.TestCase`` (pinned to nova 34: ``nova.tests`` is not
-a stable API), then starts the control services and one compute per
-scenario host. Import this module only in the cloud's interpreter.
+set-up from ``nova.test.TestCase`` (``nova.tests`` is not a stable API:
+each release's interpreter pins its Nova, and nova_release.py holds what
+differs between them), then starts the control services and one compute
+per scenario host. Import this module only in the cloud's interpreter.
 """
 
 import collections

@@ -83,6 +83,8 @@ class Host:
     #: Dedicated host CPUs ([compute] cpu_dedicated_set); ``vcpus`` is then
     #: the shared set. Non-zero gives the host a NUMA topology and PCPU.
     pcpus: int = 0
+    #: Whether the host offers vTPM, as libvirt with swtpm_enabled.
+    vtpm: bool = False
     #: This compute's [pci] report_in_placement; None: the scenario's.
     report_in_placement: bool = None
 
@@ -200,7 +202,8 @@ def _parse_hosts(raw):
                                  'unit_limits': {},
                                  'pci_devices': [], 'vgpu': None,
                                  'custom_resources': {}, 'traits': [],
-                                 'pcpus': 0, 'report_in_placement': None})
+                                 'pcpus': 0, 'vtpm': False,
+                                 'report_in_placement': None})
         vcpus, pcpus = int(values['vcpus']), int(values['pcpus'])
         if vcpus < 0 or pcpus < 0 or not vcpus + pcpus:
             raise ScenarioError('%s: vcpus and pcpus must not be negative '
@@ -239,7 +242,7 @@ def _parse_hosts(raw):
                 pci_devices=devices, vgpu=vgpu,
                 custom_resources=dict(values['custom_resources']),
                 traits=tuple(values['traits']),
-                pcpus=pcpus,
+                vtpm=bool(values['vtpm']), pcpus=pcpus,
                 report_in_placement=(
                     None if values['report_in_placement'] is None
                     else bool(values['report_in_placement']))))

@@ -16,8 +16,8 @@
         --scenario predecessor --ready-file /tmp/x/ready.json \\
         [--keystone-file /tmp/x/keystone.json]
 
-The interpreter needs nova==34.0.0, openstack-placement==16.0.0 and
-SQLAlchemy<2.1 (see ``launcher.py``). When the cloud is up, the ready file
+The interpreter is one release's (``cloud_venv.py``); what differs between
+releases is in ``nova_release.py``. When the cloud is up, the ready file
 (JSON) names the URLs, the clouds.yaml written beside it and the hosts.
 Nothing listens anywhere but 127.0.0.1.
 """
@@ -44,12 +44,11 @@ def _prepare_environment():
     be made first. The oslotest variables would otherwise put a SIGALRM
     timeout on the whole cloud or swallow its output.
     """
-    os.environ['OS_NOVA_DISABLE_EVENTLET_PATCHING'] = '1'
     for name in ('OS_TEST_TIMEOUT', 'OS_STDOUT_CAPTURE', 'OS_STDERR_CAPTURE',
                  'OS_LOG_CAPTURE'):
         os.environ[name] = '0'
-    from nova import monkey_patch
-    monkey_patch.patch()
+    from testcloud import nova_release
+    nova_release.choose_concurrency()
 
 
 def _write_json(path, data):
@@ -146,6 +145,7 @@ def run(args):
     from testcloud import fake_messaging
     from testcloud import keystone_catalog
     from testcloud import nova_cloud
+    from testcloud import nova_release
     from testcloud import scenario
     from testcloud import webserver
 
@@ -191,6 +191,7 @@ def run(args):
         'token': None if keystone else 'admin:admin',
         'hosts': cloud.summary(),
         'enabled_filters': cloud.enabled_filters,
+        'versions': nova_release.versions(),
         'pid': os.getpid(),
         'startup_seconds': round(time.monotonic() - started, 2),
     })

@@ -26,6 +26,8 @@ import socket
 
 from oslo_log import log
 
+from flavor_exporter.api.middleware import auth_errors
+
 LOG = log.getLogger(__name__)
 
 
@@ -51,8 +53,8 @@ def wrap(app, conf, router):
     # Imported here: it costs a quarter of a second per API process, for
     # nothing under noauth.
     from keystonemiddleware import auth_token
-    return PublicRoutes(
-        app, auth_token.AuthProtocol(app, {'oslo_config_config': conf}),
+    return PublicRoutes(app, auth_errors.AuthErrors(
+        auth_token.AuthProtocol(app, {'oslo_config_config': conf})),
         router)
 
 

@@ -138,7 +138,9 @@ class GenerationWatcher:
                 self._state == (None, None):
             # Nothing published when last asked: ask at once, so that
             # the first data is served by every process as soon as by one.
-            self._check(force)
+            # Holding nothing, a request waits for the thread that asks
+            # rather than answer 503 while the data may be on its way.
+            self._check(force or self._state[0] is None)
         generation, trouble = self._state
         if generation is None:
             return View(None, True, None, trouble)

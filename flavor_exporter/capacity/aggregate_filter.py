@@ -67,17 +67,17 @@ def aggregate_specs(extra_specs):
     return wanted
 
 
-def host_aggregate_metadata(aggregates):
+def host_aggregate_metadata(aggregates, keys=None):
     """{key: set of values} over all aggregates of one host.
 
     As nova.scheduler.filters.utils.aggregate_metadata_get_by_host: every
     value is split on ',' and each part stripped, so ``"a, b"`` counts as
-    the two values ``a`` and ``b``.
+    the two values ``a`` and ``b``. keys: only these keys (a set), or all.
     """
     metadata = {}
     for aggregate in aggregates:
         for key, value in (aggregate.metadata or {}).items():
-            if value is None:
+            if value is None or (keys is not None and key not in keys):
                 continue
             values = metadata.setdefault(key, set())
             values.update(part.strip() for part in str(value).split(','))

@@ -26,14 +26,17 @@ against.
 
 import collections
 import dataclasses
+import functools
 import re
 
 import numpy
 
 from flavor_exporter.capacity import aggregate_filter
+from flavor_exporter.capacity import cloud_filters
 from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import host_groups
+from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.capacity import vector_fit
 
@@ -102,10 +105,13 @@ class HostNumbers:
     """Per-host numbers of one request as arrays, one entry per group.
 
     Each entry: (HostGroup, total of each host, available per host, limit
-    label index per host (-1: None), labels).
+    label index per host (-1: None), labels). Flavors with the same
+    request share one HostNumbers, so columns() is made once for them.
     """
 
     entries: list
+    _columns: tuple = dataclasses.field(default=None, repr=False,
+                                        compare=False)
 
     def columns(self):
         """(positions, totals, available, labels, label codes), lists.
@@ -113,9 +119,17 @@ class HostNumbers:
         One entry per host the request fits on, in snapshot order; a code
         indexes labels (-1: nothing limits the host).
         """
+        if self._columns is None:
+            self._columns = self._make_columns()
+        return self._columns
+
+    def _make_columns(self):
         # Only the labels some host is limited by, as the rows have them.
-        labels = sorted({names[code] for *_, limits, names in self.entries
-                         for code in numpy.unique(limits) if code >= 0})
+        used = [numpy.flatnonzero(numpy.bincount(
+            limits + 1, minlength=len(names) + 1)[1:])
+            for *_, limits, names in self.entries]
+        labels = sorted({names[code] for found, (*_, names)
+                         in zip(used, self.entries) for code in found})
         codes = {label: i for i, label in enumerate(labels)}
         if not self.entries:
             return [], [], [], labels, []
@@ -185,12 +199,16 @@ def _exclusion(host, request, options, metadata):
 
 
 def flavor_capacity(flavor, hosts, options, host_metadata, zones,
-                    frees=None):
-    """Capacity of one flavor; frees: {id(host): (empty, now) amounts}."""
+                    frees=None, cloud=cloud_filters.DEFAULT):
+    """Capacity of one flavor; frees: {id(host): (empty, now) amounts}.
+
+    cloud: what the cloud's request filters add (cloud_filters).
+    """
     result = FlavorCapacity(flavor=flavor,
                             zones={zone: [0, 0] for zone in zones})
     try:
-        result.request = request_mod.build_request(flavor, options.aliases)
+        result.request = request_mod.build_request(flavor, options.aliases,
+                                                   cloud)
     except request_mod.InvalidExtraSpec as exc:
         result.error = str(exc)
         return result
@@ -258,11 +276,7 @@ def source_notes(request, observable, pool_types):
     for demand in request.pci:
         pooled = demand.alias in pool_types
         if demand.resource_class is None:
-            if pooled:
-                lines.append('PCI alias %r is not in [pci] alias: counted '
-                             'from GPU host aggregates only, not from '
-                             'devices in Placement' % demand.alias)
-            else:
+            if not pooled:
                 lines.append('PCI alias %r is not in [pci] alias and no GPU '
                              'host aggregate offers it: nothing can be '
                              'counted' % demand.alias)
@@ -274,6 +288,20 @@ def source_notes(request, observable, pool_types):
     return lines
 
 
+def counting_notes(request, pool_types):
+    """Lines on how request's GPUs were counted, when not from Placement.
+
+    A cloud that does not report PCI devices to Placement describes them
+    with GPU host aggregates, and needs no [pci] alias for that: these
+    numbers are exact, so the line is information, not a limitation.
+    """
+    return ['PCI alias %r: GPUs counted from GPU host aggregates '
+            '(gpu_count, gpu_type); name it in [pci] alias to count PCI '
+            'devices reported to Placement instead' % demand.alias
+            for demand in request.pci
+            if demand.resource_class is None and demand.alias in pool_types]
+
+
 def _add_source_notes(flavors, snapshot):
     pool_types = {pool.gpu_type for host in snapshot.hosts
                   for pool in host.gpu_pools}
@@ -281,6 +309,8 @@ def _add_source_notes(flavors, snapshot):
         if result.request is not None:
             result.request.unsupported.extend(source_notes(
                 result.request, snapshot.observable, pool_types))
+            result.request.notes.extend(counting_notes(result.request,
+                                                       pool_types))
 
 
 def _skipped(flavor, patterns):
@@ -306,8 +336,9 @@ def reference_compute(snapshot, options):
                     if h.availability_zone})
     frees = {id(h): (fit.free_amounts(h, empty=True), fit.free_amounts(h))
              for h in snapshot.hosts}
+    cloud = cloud_filters.read(snapshot.hosts)
     flavors = [flavor_capacity(f, snapshot.hosts, options, host_metadata,
-                               zones, frees)
+                               zones, frees, cloud)
                for f in sorted(snapshot.flavors, key=lambda f: f.name)
                if not _skipped(f, patterns)]
     report = _report(snapshot, flavors)
@@ -344,8 +375,12 @@ class _Numbers:
     certain: bool
 
 
-def _request_numbers(request, groups, options, zone_names):
-    """flavor_capacity's sums for request, one host group at a time."""
+def _request_numbers(request, groups, options, zone_names, fit=None):
+    """flavor_capacity's sums for request, one host group at a time.
+
+    fit(request, group): the group's vector_fit.GroupFit (Fits.fit).
+    """
+    fit = fit or vector_fit.fit_any
     excluded = {}
     limits = collections.Counter()
     total = available = 0
@@ -360,8 +395,7 @@ def _request_numbers(request, groups, options, zone_names):
         if why:
             excluded[why] = excluded.get(why, 0) + len(group)
             continue
-        found = (vector_fit.fit_group(request, group)
-                 or vector_fit.fit_hosts(request, group))
+        found = fit(request, group)
         certain = certain and found.certain
         if found.total == 0:
             excluded['does not fit'] = (excluded.get('does not fit', 0)
@@ -380,7 +414,8 @@ def _request_numbers(request, groups, options, zone_names):
             if hit:
                 limits[label] += int(hit)
         entries.append((group, found.total,
-                        found.available.astype(numpy.int32), found.limits,
+                        found.available.astype(numpy.int32, copy=False),
+                        found.limits,
                         found.labels))
     limited_by = None
     if limits:
@@ -392,20 +427,19 @@ def _request_numbers(request, groups, options, zone_names):
                     HostNumbers(entries), certain)
 
 
-def compute(snapshot, options):
+def compute(snapshot, options, fits=None):
     """A Report for every flavor of snapshot that is not skipped.
 
     The same numbers as reference_compute, computed per host group and
-    once per distinct request.
+    once per distinct request. fits: a vector_fit.Fits kept between
+    refreshes, to reuse what did not change; None computes everything.
     """
     patterns = [re.compile(p) for p in options.skip_patterns if p]
     zones = sorted({h.availability_zone for h in snapshot.hosts
                     if h.availability_zone})
     zone_names = zones + ([None] if any(h.availability_zone is None
                                         for h in snapshot.hosts) else [])
-    groups = host_groups.group_hosts(snapshot.hosts, zone_names)
-    known = {}
-    distinct = []  # (request, HostNumbers) of each distinct request
+    cloud = cloud_filters.read(snapshot.hosts)
     flavors = []
     for flavor in sorted(snapshot.flavors, key=lambda f: f.name):
         if _skipped(flavor, patterns):
@@ -414,16 +448,29 @@ def compute(snapshot, options):
                                 zones={zone: [0, 0] for zone in zones})
         flavors.append(result)
         try:
-            result.request = request_mod.build_request(flavor,
-                                                       options.aliases)
+            result.request = request_mod.build_request(
+                flavor, options.aliases, cloud)
         except request_mod.InvalidExtraSpec as exc:
             result.error = str(exc)
+    requests = [result.request for result in flavors
+                if result.request is not None]
+    groups = host_groups.group_hosts(
+        snapshot.hosts, zone_names,
+        host_reads.metadata_keys(requests, options, snapshot.hosts))
+    if fits is not None:
+        fits.start(groups)
+    known = {}
+    distinct = []  # (request, HostNumbers) of each distinct request
+    for result in flavors:
+        if result.request is None:
             continue
         key = _request_key(result.request)
         numbers = known.get(key)
         if numbers is None:
+            fit = (functools.partial(fits.fit, key) if fits is not None
+                   else None)
             numbers = known[key] = _request_numbers(
-                result.request, groups, options, zone_names)
+                result.request, groups, options, zone_names, fit)
             distinct.append((result.request, numbers.per_host))
         result.total = numbers.total
         result.available = numbers.available
@@ -434,6 +481,8 @@ def compute(snapshot, options):
         result.per_host = numbers.per_host
         if not numbers.certain:
             result.request.unsupported.append(UNCERTAIN)
+    if fits is not None:
+        fits.finish()
     report = _report(snapshot, flavors)
     report.gpus = gpus.figures(groups, distinct, options, _exclusion)
     return report

@@ -45,6 +45,9 @@ import collections
 import dataclasses
 
 GPU_POOL = 'GPU_AGGREGATE'
+# The trait of the providers Nova makes for PCI devices (os-traits), on
+# every release since Zed.
+MANAGED_PCI_TRAIT = 'COMPUTE_MANAGED_PCI_DEVICE'
 
 # Assignments tried for one instance on the one-by-one path before the
 # count is given up as uncertain; real requests need a handful.
@@ -221,11 +224,22 @@ def _add_numbered(units, unit):
 
 
 def _pci_unit(demand, providers, frees, isolate):
-    """Devices of one alias: Placement children, else a GPU aggregate."""
+    """Devices of one alias: Placement children, else a GPU aggregate.
+
+    Only Nova's own device providers count: PciPassthroughFilter keeps an
+    allocation candidate only if its PCI groups map to providers of the
+    host's PCI pools (PciDeviceStats
+    ._filter_pools_based_on_placement_allocation), and Nova's providers
+    are the ones carrying MANAGED_PCI_TRAIT (pci_placement_translator,
+    which also deletes any provider with that trait it does not manage).
+    Another service's provider of the same class (Cyborg, one made by
+    hand) is offered by Placement on 2024.1 and then refused by the filter.
+    """
     rc = demand.resource_class
-    if rc and any(rc in p.inventories for p in providers):
+    own = [p for p in providers if MANAGED_PCI_TRAIT in p.traits]
+    if rc and any(rc in p.inventories for p in own):
         # Nova asks for one device per request group.
-        serving = [p for p in providers
+        serving = [p for p in own
                    if _serves(p, {rc: 1}) and demand.traits <= p.traits]
         return _placement_unit(rc, {rc: 1}, serving, frees,
                                copies=demand.count, isolate=isolate)

@@ -89,11 +89,17 @@ def check_memory_specs(specs, fail):
         fail('hw:locked_memory', 'needs hw:mem_page_size')
 
 
-def features(specs, fail):
+def features(specs, fail, tpm_model=True, tpm_secret_security=True):
     """Other flavor-only translations of from_request_spec and the filters.
 
     :param specs: a flavor's extra specs.
     :param fail: fail(key, reason), called on what Nova would refuse.
+    :param tpm_model: whether the cloud's Nova asks a vTPM's host for its
+        model's trait (Nova 30 and later; see cloud_filters).
+    :param tpm_secret_security: whether the cloud's scheduler has
+        tpm_secret_security_filter (Nova 33, 2026.1, and later). Without it
+        a vTPM asks no secret-security trait; hw:tpm_secret_security
+        itself only exists where it has.
     :returns: Features.
     """
     resources, traits, root = {}, {}, set()
@@ -121,12 +127,14 @@ def features(specs, fail):
             fail('hw:tpm_model', 'unknown TPM model %r' % model)
         if model == 'tpm-crb' and version != '2.0':
             fail('hw:tpm_model', 'tpm-crb needs hw:tpm_version=2.0')
-        traits[_TPM_MODEL_TRAITS[model]] = 'required'
+        if tpm_model:
+            traits[_TPM_MODEL_TRAITS[model]] = 'required'
         traits[_TPM_VERSION_TRAITS[version]] = 'required'
-        secret = specs.get('hw:tpm_secret_security') or 'user'
-        if secret not in _TPM_SECRET_TRAITS:
+        secret = specs.get('hw:tpm_secret_security')
+        if secret and secret not in _TPM_SECRET_TRAITS:
             fail('hw:tpm_secret_security', 'unknown policy %r' % secret)
-        root.add(_TPM_SECRET_TRAITS[secret])
+        if secret or tpm_secret_security:
+            root.add(_TPM_SECRET_TRAITS[secret or 'user'])
 
     policy = vocabulary.choice(specs, 'hw:pci_numa_affinity_policy',
                                pci_alias.NUMA_POLICIES, fail)

@@ -82,8 +82,10 @@ def aliases_by_class(aliases):
 
 
 def _kind(rc, traits, root, by_class):
+    # Only Nova's own device providers serve a PCI alias (fit._pci_unit);
+    # another service's of the same class is a type of its class.
     for alias_traits, name in by_class.get(rc, ()):
-        if alias_traits <= traits:
+        if fit.MANAGED_PCI_TRAIT in traits and alias_traits <= traits:
             return Kind(name, rc, tuple(sorted(alias_traits)))
     if rc in DEVICE_CLASSES or (not root and rc.startswith(CUSTOM)):
         custom = tuple(sorted(t for t in traits if t.startswith(CUSTOM)))
@@ -106,7 +108,8 @@ def device_rows(host, aliases, by_class=None):
             kind = _kind(rc, provider.traits, index == 0, by_class)
             if kind is not None:
                 rows.append(Row(kind, index, rc))
-    classes = {rc for p in host.providers for rc in p.inventories}
+    classes = {rc for p in host.providers for rc in p.inventories
+               if fit.MANAGED_PCI_TRAIT in p.traits}
     seen = set()
     for pool in host.gpu_pools:
         if pool.gpu_type in seen:
@@ -115,7 +118,7 @@ def device_rows(host, aliases, by_class=None):
         alias = aliases.get(pool.gpu_type)
         rc = alias.placement_resource_class if alias else None
         if rc and rc in classes:
-            continue  # Placement has these devices: fit takes them there
+            continue  # Nova's providers have them: fit takes them there
         rows.append(Row(Kind(pool.gpu_type, rc, tuple(sorted(
             alias.traits)) if alias else ()), fit.pool_class(pool.gpu_type),
             fit.pool_class(pool.gpu_type)))

@@ -15,18 +15,20 @@
 """Hosts grouped by everything the engine looks at except their usage.
 
 A large cloud has thousands of hosts but a few host models: hosts with the
-same provider tree (inventories with their limits, traits), service state
-and aggregate metadata get the same request units and the same answer
-when empty, so the engine works on one group at a time, with the free
-amounts of all its hosts in one numpy array.
+same provider tree (inventories with their limits, traits), service state,
+GPU pools and the aggregate metadata the requests read (host_reads) get
+the same request units and the same answer when empty, so the engine works
+on one group at a time, with the free amounts of all its hosts in one
+numpy array. Zones do not split groups: each host's zone is a code, and
+per-zone sums are counted from the codes.
 """
 
 import dataclasses
 
 import numpy
 
-from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import fit
+from flavor_exporter.capacity import host_reads
 
 
 @dataclasses.dataclass
@@ -36,7 +38,9 @@ class HostGroup:
     hosts: list  # model.Host
     positions: numpy.ndarray  # index of each host in the snapshot
     representative: object  # model.Host: the first of them
-    metadata: dict  # aggregate metadata values, as the filter reads them
+    # The aggregate metadata values of the keys read (host_reads), as the
+    # filter reads them: the same for every host of the group.
+    metadata: dict
     # {provider uuid of the representative or pool class: {rc: column}}:
     # what fit.units takes as free amounts to refer to columns instead.
     columns: dict
@@ -46,6 +50,16 @@ class HostGroup:
     free: numpy.ndarray
     zone_codes: numpy.ndarray  # per host: index into the snapshot's zones
     zone_counts: numpy.ndarray  # hosts of the group in each zone
+    # What the group's hosts have in common (_shape): equal shapes and
+    # equal free amounts give equal fits, whichever refresh they come from.
+    shape: tuple = ()
+
+    def fingerprint(self):
+        """A key for everything vector_fit reads of the group.
+
+        Its shape, and its free amounts (row 0 and each host's, in order).
+        """
+        return (self.shape, self.free.shape, self.free.tobytes())
 
     def __len__(self):
         return len(self.hosts)
@@ -95,23 +109,25 @@ def _free_row(host, layout, empty):
     return row
 
 
-def group_hosts(hosts, zones):
+def group_hosts(hosts, zones, metadata_keys=frozenset()):
     """[HostGroup] of hosts, in order of their first host.
 
     zones lists every availability zone of hosts, None included if a host
-    has none; a host's zone code is its zone's index there.
+    has none; a host's zone code is its zone's index there. metadata_keys:
+    the aggregate metadata keys some request reads (host_reads); other
+    keys do not split groups.
     """
     zone_index = {zone: i for i, zone in enumerate(zones)}
     shapes = {}
     for position, host in enumerate(hosts):
-        metadata = aggregate_filter.host_aggregate_metadata(host.aggregates)
+        metadata = host_reads.host_metadata(host, metadata_keys)
         key = _shape(host, metadata)
         members = shapes.get(key)
         if members is None:
             members = shapes[key] = (metadata, [])
         members[1].append(position)
     groups = []
-    for metadata, positions in shapes.values():
+    for shape, (metadata, positions) in shapes.items():
         members = [hosts[p] for p in positions]
         representative = members[0]
         layout = _layout(representative)
@@ -136,5 +152,6 @@ def group_hosts(hosts, zones):
             positions=numpy.array(positions, dtype=numpy.int64),
             representative=representative, metadata=metadata,
             columns=columns, free=free, zone_codes=codes,
-            zone_counts=numpy.bincount(codes, minlength=len(zones))))
+            zone_counts=numpy.bincount(codes, minlength=len(zones)),
+            shape=shape))
     return groups

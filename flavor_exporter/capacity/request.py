@@ -45,6 +45,7 @@ import math
 import re
 
 from flavor_exporter.capacity import aggregate_filter
+from flavor_exporter.capacity import cloud_filters
 from flavor_exporter.capacity import cpu_policy
 from flavor_exporter.capacity import flavor_features
 from flavor_exporter.capacity import pci_alias
@@ -102,8 +103,12 @@ class ResourceRequest:
     pci: list = dataclasses.field(default_factory=list)  # PciDemand
     # aggregate_instance_extra_specs (and unscoped) keys -> required value.
     aggregate_specs: dict = dataclasses.field(default_factory=dict)
-    # What the engine cannot model (NUMA topology, ...), one line each.
+    # What the engine cannot model (NUMA topology, ...), one line each:
+    # the numbers may be higher than what Nova would start.
     unsupported: list = dataclasses.field(default_factory=list)
+    # How a number was counted where that is not from Placement inventory
+    # (GPUs from host aggregates), one line each: information, not a gap.
+    notes: list = dataclasses.field(default_factory=list)
     # Traits Nova's request filters require on the compute node (root)
     # provider because of this flavor (Placement's root_required).
     root_required: frozenset = frozenset()
@@ -143,10 +148,9 @@ class ResourceRequest:
         flavor asking ``a100:2`` sends two groups ``{CUSTOM_..: 1}`` so the
         two devices may come from different providers (one provider per
         physical device or PF). No same_subtree is sent for them, so the
-        devices can come from anywhere in the compute node's tree. Nova 34
-        also requires OWNER_NOVA on these groups and on the root once every
-        compute is new enough (request_filter.owner_nova_filter); that is a
-        deployment fact, not a flavor one, and is left out here.
+        devices can come from anywhere in the compute node's tree. Their
+        traits include what the cloud's request filters add to PCI groups
+        (cloud_filters: OWNER_NOVA on 2026.2).
 
         Demands whose alias is not configured here are left out: Nova
         would refuse the boot, but this service still matches them against
@@ -306,8 +310,10 @@ def _granular_specs(specs, fail):
     return builder, group_policy
 
 
-def _pci_demands(specs, aliases, fail):
+def _pci_demands(specs, aliases, fail, required=frozenset()):
     """The PciDemands of pci_passthrough:alias, and the names asked with 0.
+
+    required: traits the cloud adds to every PCI group (cloud_filters).
 
     Nova makes a PCI request for 0 devices too, but no Placement group for
     it (RequestSpec.generate_request_groups_from_pci_requests makes one per
@@ -322,7 +328,7 @@ def _pci_demands(specs, aliases, fail):
         demands.append(PciDemand(
             alias=name, count=count,
             resource_class=alias.placement_resource_class if alias else None,
-            traits=alias.traits if alias else frozenset()))
+            traits=(alias.traits | required) if alias else frozenset()))
     asked = {demand.alias for demand in demands}
     return demands, [name for name in dict.fromkeys(idle)
                      if name not in asked]
@@ -357,11 +363,13 @@ def _assemble(flavor, granular, cpu, features, pin, fail, pci):
     return builder.finish(fail, pci=pci)
 
 
-def build_request(flavor, aliases):
+def build_request(flavor, aliases, cloud=cloud_filters.DEFAULT):
     """The ResourceRequest Nova builds for flavor; InvalidExtraSpec if bad.
 
     :param flavor: a model.Flavor.
     :param aliases: {name: PciAlias}, as pci_alias.parse_aliases returns.
+    :param cloud: what the cloud's request filters add to every request
+        (cloud_filters.CloudFilters, read from the snapshot).
     """
     specs = dict(flavor.extra_specs or {})
     aliases = aliases or {}
@@ -373,8 +381,10 @@ def build_request(flavor, aliases):
     flavor_group_count = sum(1 for suffix in granular.groups if suffix)
     cpu = cpu_policy.cpu_request(flavor, specs, fail)
     flavor_features.check_memory_specs(specs, fail)
-    features = flavor_features.features(specs, fail)
-    pci, idle_aliases = _pci_demands(specs, aliases, fail)
+    features = flavor_features.features(specs, fail, cloud.tpm_model,
+                                        cloud.tpm_secret_security)
+    pci, idle_aliases = _pci_demands(specs, aliases, fail,
+                                     cloud.pci_required)
     notes = unmodelled.notes(specs, cpu.pinned or granular.asks_for('PCPU'),
                              pci, aliases, idle_aliases)
 
@@ -386,7 +396,7 @@ def build_request(flavor, aliases):
             pci=list(pci),
             aggregate_specs=aggregate_filter.aggregate_specs(specs),
             unsupported=list(notes),
-            root_required=features.root_required,
+            root_required=features.root_required | cloud.root_required,
             flavor_group_count=flavor_group_count,
             flavor_name=flavor.name)
 

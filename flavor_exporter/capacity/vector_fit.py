@@ -105,6 +105,60 @@ def fit_group(request, group):
                     certain=not found.ambiguous)
 
 
+def fit_any(request, group):
+    """GroupFit of request on group, by whichever path can count it."""
+    return fit_group(request, group) or fit_hosts(request, group)
+
+
+class Fits:
+    """Group fits of one refresh, for the next to reuse where unchanged.
+
+    A worker refreshes every few minutes, and between two refreshes the
+    usages of most host groups do not change (of none when nothing was
+    booted or deleted). A group whose shape and free amounts are those of
+    the last refresh has the same fit for the same request, so it is not
+    computed again. What one refresh did not use is forgotten at the next.
+    """
+
+    def __init__(self):
+        # group fingerprint -> {request key: GroupFit}
+        self._by_group = {}
+        self._of = {}  # id(group) -> (last refresh's, this refresh's)
+        self.reused = self.computed = 0
+
+    def start(self, groups):
+        """Begin a refresh over groups (host_groups.HostGroup)."""
+        previous, self._by_group, self._of = self._by_group, {}, {}
+        self.reused = self.computed = 0
+        for group in groups:
+            key = group.fingerprint()
+            self._of[id(group)] = (previous.get(key, {}),
+                                   self._by_group.setdefault(key, {}))
+
+    def finish(self):
+        """End a refresh: only its own fits are kept for the next."""
+        self._of = {}
+
+    def fit(self, request_key, request, group):
+        """fit_any(request, group), from the last refresh if unchanged.
+
+        request_key: what of request its numbers depend on
+        (engine._request_key).
+        """
+        last, now = self._of[id(group)]
+        found = now.get(request_key) or last.get(request_key)
+        if found is None:
+            found = fit_any(request, group)
+            # Kept for a refresh: the narrower type of the published
+            # numbers.
+            found.available = found.available.astype(numpy.int32)
+            self.computed += 1
+        else:
+            self.reused += 1
+        now[request_key] = found
+        return found
+
+
 def fit_hosts(request, group):
     """GroupFit of request on group through fit.fit_certain, host by host."""
     total, _, certain = fit.fit_certain(request, group.representative,

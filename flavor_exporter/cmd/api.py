@@ -15,18 +15,19 @@
 
 This command parses the configuration, binds [api] host_ip and port (one
 line and exit status 1 if it cannot), then runs [api] workers processes
-(default twice the CPUs) of waitress with [api] threads threads each, all
-serving on that one socket. Each process builds the application after
-the fork, so each has its own cache connections.
+(default twice the CPUs) of the API's server (flavor_exporter.wsgi.server)
+with [api] threads threads each, all serving on that one socket. Each
+process builds the application after the fork, so each has its own cache
+connections.
 
-waitress reads requests whole before a thread gets them (slow clients
-hold no thread) and answers malformed or oversized ones with a JSON
-error; uWSGI, which this command ran before, closed such connections
-without an answer and needed a C compiler to install.
-tools/bench/api.py measures the API against a bare WSGI callable on these
-same processes, and how fast others are answered while 50 clients
-trickle their headers (tools/bench/slow_clients.py). The WSGI module
-flavor_exporter.wsgi.api still serves under any WSGI server.
+The server keeps connections alive, holds slow and idle clients without a
+thread, bounded by [api] request_timeout, keepalive_timeout and
+max_connections, and answers malformed or oversized requests with a JSON
+error. tools/bench/api.py measures it against a bare WSGI callable under
+uWSGI, the fastest server on these machines, and beside thousands of
+slow clients (tools/bench/slow_clients.py); the figures are in
+doc/source/performance.rst. The WSGI module flavor_exporter.wsgi.api
+still serves under any WSGI server.
 """
 
 import os

@@ -20,7 +20,7 @@ nor the file. check() reads the files the way oslo.config does, right after
 parsing, and says in one line which file, group and option are wrong.
 
 What is known: every option of the namespaces the sample configuration is
-generated from (etc/flavor-exporter/flavor-exporter-config-generator.conf),
+generated from (conf.opts.SAMPLE_NAMESPACES),
 whatever the command registered, and the options of the keystoneauth plugin
 an auth group names. A section that is none of those and resembles none
 belongs to another program sharing the file: it is left alone.
@@ -36,10 +36,10 @@ from oslo_config import cfg
 
 from flavor_exporter._i18n import _
 from flavor_exporter.conf import clouds as clouds_conf
+from flavor_exporter.conf import opts as conf_opts
 
 # The sample configuration's namespaces: the options a file may set.
-NAMESPACES = ('flavor_exporter', 'oslo.log', 'oslo.service.service',
-              'keystonemiddleware.auth_token', 'oslo.middleware.healthcheck')
+NAMESPACES = conf_opts.SAMPLE_NAMESPACES
 
 # Groups whose options also depend on their auth_type (keystoneauth),
 # besides every [cloud:NAME].
@@ -84,9 +84,6 @@ def known_options(conf):
                 group='oslo.config.opts', name=namespace):
             for group, opts in entry.load()():
                 _add(known, getattr(group, 'name', group), opts)
-    # The sample's stand-in for the groups of [DEFAULT] clouds, which
-    # are registered as the files name them.
-    known.pop(clouds_conf.SAMPLE_GROUP, None)
     # What the command registered (its command line options included).
     known.setdefault(DEFAULT, set()).update(
         name for name in conf if not isinstance(conf[name], cfg.ConfigOpts

@@ -36,6 +36,27 @@ opts = [
                     'flavor-exporter-all one).'),
     cfg.IntOpt('listen_backlog', default=1024, min=16,
                help='Listen queue size of the API socket.'),
+    cfg.FloatOpt('request_timeout', default=10.0, min=0.1,
+                 help='Seconds a client has to send a whole request, '
+                      'from its first byte (or from connecting, for the '
+                      'first request of a connection). A request still '
+                      'incomplete then is answered 408 and its '
+                      'connection closed, so that clients that send '
+                      'slowly, or connect and send nothing, do not stay '
+                      'open for ever. Also the longest a client may go '
+                      'without reading any of an answer.'),
+    cfg.FloatOpt('keepalive_timeout', default=75.0, min=0.1,
+                 help='Seconds a kept-alive connection may wait idle for '
+                      'its next request before it is closed. Keep it '
+                      'above the idle timeout of a load balancer that '
+                      'reuses connections to the API.'),
+    cfg.IntOpt('max_connections', default=10000, min=16,
+               help='Client connections each API process keeps open. A '
+                    'new connection beyond it closes the connection '
+                    'idle the longest, or else the one whose request '
+                    'has been arriving the longest (answered 503). The '
+                    'process raises its open-file limit to fit, up to '
+                    'the hard limit (logged when that is lower).'),
     cfg.BoolOpt('compute_on_miss', default=False,
                 help='When the cache holds no data, ask the leading '
                      'worker to publish at once and wait for it (up to '

@@ -16,8 +16,11 @@
 Like Cinder's enabled_backends: [DEFAULT] clouds names them, and each name
 has a group of its own, [cloud:NAME], with the options of [openstack].
 Those groups are registered once the files are read
-(flavor_exporter.common.clouds.register_opts); the sample configuration
-shows them as [cloud:NAME].
+(flavor_exporter.common.clouds.register_opts). The sample configuration
+shows them as a commented example in the help of [DEFAULT] clouds, as
+Cinder documents its backend groups: oslo-config-generator writes every
+group it is given as a live section header, and a live [cloud:NAME] in a
+copied sample names a cloud that [DEFAULT] clouds does not list.
 """
 
 from keystoneauth1 import loading as ks_loading
@@ -27,8 +30,24 @@ from flavor_exporter.conf import openstack
 
 GROUP_PREFIX = 'cloud:'
 
-# The group the sample configuration documents the cloud groups under.
-SAMPLE_GROUP = GROUP_PREFIX + 'NAME'
+# Indented as a block: the sample shows it verbatim under "#".
+_EXAMPLE = '\n'.join('    ' + line if line else '' for line in (
+    '[DEFAULT]',
+    'clouds = regionone, regiontwo',
+    '',
+    '[cloud:regionone]',
+    'region_name = RegionOne',
+    '',
+    '[cloud:regiontwo]',
+    'auth_type = password',
+    'auth_url = https://keystone.example.org/v3',
+    'username = flavor-exporter',
+    'password = secret',
+    'project_name = service',
+    'user_domain_name = Default',
+    'project_domain_name = Default',
+    'region_name = RegionTwo',
+))
 
 opts = [
     cfg.ListOpt('clouds', default=[],
@@ -40,7 +59,14 @@ opts = [
                      'clouds.yaml entry named by its "cloud" option, NAME '
                      'by default. Names are letters, digits, ".", "_" and '
                      '"-". Empty: one cloud, described by [openstack] and '
-                     'called "default".'),
+                     'called "default".\n'
+                     '\n'
+                     'For example, two regions, the first read through '
+                     'the clouds.yaml entry "regionone", the second with '
+                     'keystoneauth options:\n'
+                     '\n' + _EXAMPLE + '\n\n'
+                     'A [cloud:NAME] group takes every option of '
+                     '[openstack].'),
     cfg.StrOpt('default_cloud',
                help='The cloud that /gpus/flavors, /v2/flavors and '
                     '/v2/status serve. Empty: the first of [DEFAULT] '
@@ -71,9 +97,5 @@ def register_opts(conf):
 
 
 def list_opts():
-    sample = cfg.OptGroup(
-        SAMPLE_GROUP, title='One cloud of [DEFAULT] clouds',
-        help='The connection options of cloud NAME, one group per name '
-             'listed in [DEFAULT] clouds; the same as [openstack].')
-    return {'DEFAULT': opts,
-            sample: openstack.list_opts()[openstack.openstack_group]}
+    # Not the [cloud:NAME] groups: see the module's docstring.
+    return {'DEFAULT': opts}

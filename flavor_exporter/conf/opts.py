@@ -31,6 +31,14 @@ from flavor_exporter.conf import worker
 _MODULES = (default, clouds, api, worker, coordination, cache, openstack,
             capacity, pci)
 
+# The oslo.config.opts namespaces of the sample configuration, in the
+# order etc/flavor-exporter/flavor-exporter-config-generator.conf names
+# them (a unit test holds the two together): every option a configuration
+# file may set.
+SAMPLE_NAMESPACES = ('flavor_exporter', 'oslo.log', 'flavor_exporter.service',
+                     'keystonemiddleware.auth_token',
+                     'oslo.middleware.healthcheck', 'oslo.policy')
+
 
 def list_opts():
     return [(group, options)

@@ -24,6 +24,14 @@ opts = [
                help='Seconds to wait before the first refresh, unless an '
                     'API process finds no data and asks for one ([api] '
                     'compute_on_miss).'),
+    cfg.IntOpt('flavor_access_max_age', default=900, min=0,
+               help='Seconds a private flavor\'s access list (the projects '
+                    'it is shared with, one os-flavor-access call per '
+                    'private flavor) is kept before the worker reads it '
+                    'again. A new flavor\'s list is read at once; a grant '
+                    'or revocation of access shows in the per-project '
+                    'documents within this age plus one refresh_interval. '
+                    '0 reads every list at every refresh.'),
 ]
 
 

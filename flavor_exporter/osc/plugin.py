@@ -14,9 +14,17 @@
 """python-openstackclient's plugin interface for the capacity service.
 
 openstackclient finds this module through the ``openstack.cli.extension``
-entry point and its commands through ``openstack.capacity.v2``; the
-service is found in the user's service catalog under SERVICE_TYPE (the
-devstack plugin registers it there).
+entry point and its commands through ``openstack.capacity.v2``. Where the
+API is, in the order osc-lib's ClientManager decides it, as for every
+plugin that asks it (python-ironicclient's, for one):
+
+- an endpoint override: ``--os-capacity-endpoint-override``,
+  ``OS_CAPACITY_ENDPOINT_OVERRIDE`` or clouds.yaml
+  ``capacity_endpoint_override``;
+- the user's service catalog, service type SERVICE_TYPE (the devstack
+  plugin registers it there);
+- without a catalog (``--os-token`` with ``--os-endpoint``, the
+  admin_token and none auth types), that endpoint.
 """
 
 from osc_lib import utils
@@ -36,11 +44,21 @@ def make_client(instance):
     return client_class(
         session=instance.session,
         interface=instance.interface,
-        region_name=instance.region_name)
+        region_name=instance.region_name,
+        # Without it keystoneauth would take an admin_token cloud's one
+        # endpoint (its Nova, say) for ours, and ignore an override.
+        endpoint_override=instance.get_endpoint_for_service_type(
+            SERVICE_TYPE, region_name=instance.region_name,
+            interface=instance.interface))
 
 
 def build_option_parser(parser):
-    """--os-capacity-api-version, as every plugin has."""
+    """--os-capacity-api-version, as every plugin has, and the override.
+
+    openstacksdk files ``--os-capacity-endpoint-override`` under the
+    cloud's capacity_endpoint_override, where clouds.yaml puts it and
+    osc-lib looks for it.
+    """
     parser.add_argument(
         '--os-capacity-api-version',
         metavar='<capacity-api-version>',
@@ -48,4 +66,11 @@ def build_option_parser(parser):
                           default=DEFAULT_API_VERSION),
         help='Capacity API version, default=%s (Env: '
              'OS_CAPACITY_API_VERSION)' % DEFAULT_API_VERSION)
+    parser.add_argument(
+        '--os-capacity-endpoint-override',
+        metavar='<url>',
+        default=utils.env('OS_CAPACITY_ENDPOINT_OVERRIDE'),
+        help='URL of the capacity API (flavor-exporter), instead of the '
+             'service catalog\'s (Env: OS_CAPACITY_ENDPOINT_OVERRIDE; '
+             'clouds.yaml: capacity_endpoint_override)')
     return parser

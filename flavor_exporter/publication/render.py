@@ -86,6 +86,7 @@ def v2_flavor(capacity, detail=False):
             for zone, (t, a) in sorted(capacity.zones.items())},
         'limited_by': capacity.limited_by,
         'unsupported': list(request.unsupported) if valid else [],
+        'notes': list(request.notes) if valid else [],
         'error': capacity.error,
     }
     if detail:
@@ -365,12 +366,17 @@ def documents(report):
             head, **{pub.FLAVORS: [body for c, body in listed
                                    if bool(c.gpu) == wanted]}))
     position_of = {host.name: i for i, host in enumerate(report.hosts)}
+    # Flavors of one request share their per-host numbers (the engine's
+    # HostNumbers): encoded once, the bulk of rendering a large cloud.
+    per_host = {}
     for capacity in report.flavors:
         flavor_id = capacity.flavor.id
         docs[pub.v2_flavor(flavor_id)] = pub.encode(dict(
             head, **{pub.FLAVOR: v2_flavor(capacity, detail=True)}))
-        docs[pub.v2_flavor_hosts(flavor_id)] = pub.encode(
-            host_numbers(capacity, position_of))
+        key = id(capacity.per_host)
+        if key not in per_host:
+            per_host[key] = pub.encode(host_numbers(capacity, position_of))
+        docs[pub.v2_flavor_hosts(flavor_id)] = per_host[key]
     for name, page in host_index(report.hosts).items():
         docs[name] = pub.encode(page)
     docs[pub.V2_NAMES] = pub.encode({c.flavor.name: c.flavor.id

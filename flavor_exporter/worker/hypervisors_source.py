@@ -76,7 +76,7 @@ class HypervisorsSource(source.Source):
     def collect(self, client):
         problems = []
         calls_before = client.call_count
-        flavors = nova.list_flavors(client, problems)
+        flavors = self._list_flavors(client, problems)
         hypervisors = client.get_all('compute', '/os-hypervisors/detail',
                                      'hypervisors', HYPERVISOR_MICROVERSION)
         aggregates = nova.list_aggregates(client)

@@ -78,6 +78,11 @@ class Leadership:
         self._coordinator = coordinator
         self._lock = coordinator.get_lock(self._name)
 
+    @property
+    def certain(self):
+        """Whether the last leads() knew, not assumed it for want of tooz."""
+        return self._trouble is None
+
     def leads(self):
         """True when this worker should refresh now."""
         try:
@@ -135,6 +140,8 @@ class Leadership:
 
 class Alone:
     """One worker in one process: it always leads."""
+
+    certain = True
 
     def leads(self):
         return True

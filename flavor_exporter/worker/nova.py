@@ -24,7 +24,7 @@ from oslo_log import log
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
-from flavor_exporter.worker import openstack
+from flavor_exporter.worker import flavor_access
 
 LOG = log.getLogger(__name__)
 
@@ -63,8 +63,12 @@ def parse_flavor(body):
         description=body.get('description'))
 
 
-def list_flavors(client, problems):
-    """Every flavor, public and private, with its extra specs."""
+def list_flavors(client, problems, access=None):
+    """Every flavor, public and private, with its extra specs.
+
+    access: the flavor_access.FlavorAccess of the source, which keeps the
+    access lists of private flavors between refreshes; None reads them all.
+    """
     flavors = []
     items = client.get_all('compute', '/flavors/detail', 'flavors',
                            FLAVOR_MICROVERSION, {'is_public': 'None'})
@@ -76,31 +80,11 @@ def list_flavors(client, problems):
                               'skipped')
                             % {'flavor': body.get('name') or body.get('id'),
                                'error': exc})
-    private = [f for f in flavors if not f.is_public]
-    shared = dict(zip((f.id for f in private),
-                      client.map(lambda f: _flavor_projects(client, f,
-                                                            problems),
-                                 private)))
+    access = access or flavor_access.FlavorAccess()
+    shared = access.projects(client, [f for f in flavors if not f.is_public],
+                             problems)
     return [dataclasses.replace(f, projects=shared[f.id])
             if f.id in shared else f for f in flavors]
-
-
-def _flavor_projects(client, flavor, problems):
-    """The projects a private flavor is shared with, or None if unknown.
-
-    The API shows a private flavor to the members of these projects; an
-    unknown list hides it from everyone but admins, never the reverse.
-    """
-    try:
-        body = client.get('compute', '/flavors/%s/os-flavor-access'
-                          % flavor.id, FLAVOR_MICROVERSION)
-        return tuple(sorted({access['tenant_id']
-                             for access in body['flavor_access']}))
-    except (openstack.CloudError, KeyError, TypeError) as exc:
-        problems.append(_('flavor %(flavor)s: its project access list is '
-                          'unreadable (%(error)s); only admins see it')
-                        % {'flavor': flavor.name, 'error': exc})
-        return None
 
 
 def list_compute_services(client):

@@ -20,7 +20,6 @@ message an operator can act on.
 
 import collections
 import concurrent.futures
-import os
 import threading
 import urllib.parse
 
@@ -32,6 +31,8 @@ import requests
 
 from flavor_exporter._i18n import _
 from flavor_exporter.conf import openstack as openstack_conf
+from flavor_exporter.worker import direct_get
+from flavor_exporter.worker import lean_session
 
 LOG = log.getLogger(__name__)
 
@@ -48,58 +49,17 @@ class CloudError(Exception):
         self.status = status
 
 
-class EnvironmentOnceSession(requests.Session):
-    """A requests session that reads the environment once per endpoint.
-
-    requests looks up the proxy variables (and ~/.netrc) in the
-    environment on every call: about 0.15 ms each, a tenth of a call's
-    cost in our own Python, for an answer that cannot change in a running
-    worker. Here the proxies of an endpoint (scheme and host) are resolved
-    once, by requests' own rules (http_proxy, https_proxy, all_proxy,
-    no_proxy), and the CA bundle variables are read once, at creation.
-    ~/.netrc is not consulted: OpenStack APIs authenticate by token.
-    """
-
-    def __init__(self):
-        super().__init__()
-        self.trust_env = False
-        self._ca_bundle = (os.environ.get('REQUESTS_CA_BUNDLE')
-                           or os.environ.get('CURL_CA_BUNDLE'))
-        self._proxies_by_origin = {}
-
-    def _environment_proxies(self, url, no_proxy):
-        origin = urllib.parse.urlsplit(url)[:2]
-        proxies = self._proxies_by_origin.get(origin)
-        if proxies is None:
-            proxies = requests.utils.get_environ_proxies(url,
-                                                         no_proxy=no_proxy)
-            self._proxies_by_origin[origin] = proxies
-        return proxies
-
-    def merge_environment_settings(self, url, proxies, stream, verify,
-                                   cert):
-        # What requests.Session does with trust_env, from the cache.
-        if proxies is not None:
-            for key, value in self._environment_proxies(
-                    url, proxies.get('no_proxy')).items():
-                proxies.setdefault(key, value)
-        if (verify is True or verify is None) and self._ca_bundle:
-            verify = self._ca_bundle
-        return super().merge_environment_settings(url, proxies, stream,
-                                                  verify, cert)
-
-
 def settle_environment(connection):
-    """Make connection's HTTP calls read the environment only once.
+    """Make connection's HTTP calls lean (lean_session.LeanSession).
 
     keystoneauth builds the requests session (with its TCP keep-alive
-    adapters); its state moves into an EnvironmentOnceSession.
+    adapters); its state moves into a LeanSession.
     """
     ks_session = connection.session
     current = ks_session.session
-    if isinstance(current, EnvironmentOnceSession):
+    if isinstance(current, lean_session.LeanSession):
         return connection
-    settled = EnvironmentOnceSession()
+    settled = lean_session.LeanSession()
     for name in requests.Session.__attrs__:
         if name != 'trust_env':
             setattr(settled, name, getattr(current, name))
@@ -175,6 +135,10 @@ class CloudClient:
         self._page_size = page_size
         self._lock = threading.Lock()
         self.calls = collections.Counter()
+        # service -> direct_get.DirectLane (None: the usual path only),
+        # made after the service's first answer.
+        self._lanes = {}
+        self._pools = None
 
     @classmethod
     def from_conf(cls, conf, group=openstack_conf.GROUP):
@@ -221,12 +185,13 @@ class CloudClient:
         """GET one JSON document; CloudError on any failure."""
         with self._lock:
             self.calls[service] += 1
+            lane = self._lanes.get(service)
         try:
-            # The first use of a proxy authenticates and discovers the
-            # service's versions: its failures are this call's.
-            proxy = getattr(self._connection, service)
-            response = proxy.get(path, params=params,
-                                 microversion=microversion, raise_exc=False)
+            response = None
+            if lane is not None:
+                response = lane.get(path, microversion, params)
+            if response is None:
+                response = self._sdk_get(service, path, microversion, params)
         except (ks_exc.ClientException,
                 openstack.exceptions.SDKException) as exc:
             raise CloudError(
@@ -248,6 +213,24 @@ class CloudClient:
                   '%(error)s')
                 % {'service': service, 'path': path, 'error': exc},
                 status=response.status_code) from exc
+
+    def _sdk_get(self, service, path, microversion, params):
+        """GET through openstacksdk; a DirectLane follows a first answer."""
+        # The first use of a proxy authenticates and discovers the
+        # service's versions: its failures are this call's.
+        proxy = getattr(self._connection, service)
+        response = proxy.get(path, params=params, microversion=microversion,
+                             raise_exc=False)
+        if response.status_code < 300 and service not in self._lanes:
+            with self._lock:
+                if service not in self._lanes:
+                    if self._pools is None:
+                        self._pools = direct_get.pool_manager(
+                            self._connection.session, self._max_concurrency)
+                    self._lanes[service] = direct_get.DirectLane.after(
+                        service, proxy, response, self._connection.session,
+                        self._pools)
+        return response
 
     def get_all(self, service, path, key, microversion=None, params=None):
         """Every item of a Nova list call, following its pagination."""

@@ -82,7 +82,7 @@ class PlacementSource(source.Source):
         summaries = placement_providers.list_providers(client, problems)
         hypervisors = client.get_all('compute', '/os-hypervisors/detail',
                                      'hypervisors', HYPERVISOR_MICROVERSION)
-        flavors = nova.list_flavors(client, problems)
+        flavors = self._list_flavors(client, problems)
         services = nova.list_compute_services(client)
         aggregates = nova.list_aggregates(client)
 

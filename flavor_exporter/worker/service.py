@@ -126,7 +126,8 @@ class WorkerService(service.Service):
                                      self._not_before)
         if now >= self._next_refresh:
             self._next_refresh = now + self._conf.worker.refresh_interval
-            self.refresher.refresh()
+            self.refresher.refresh(
+                record_failure=self.leadership.certain)
             return self._until_next(interval)
         request = self._refresh_request()
         if request is not None:
@@ -169,7 +170,7 @@ class WorkerService(service.Service):
         self._publisher.clear_refresh_request()
         self._next_request = now + self._conf.api.retry_after
         self._next_refresh = now + self._conf.worker.refresh_interval
-        self.refresher.refresh()
+        self.refresher.refresh(record_failure=self.leadership.certain)
 
     def _published_for_another(self):
         """Seconds until the published data is refresh_interval old."""

@@ -19,6 +19,9 @@ picks one by [capacity] source and needs nothing else of them.
 
 from oslo_log import log
 
+from flavor_exporter.worker import flavor_access
+from flavor_exporter.worker import nova
+
 LOG = log.getLogger(__name__)
 
 
@@ -37,10 +40,18 @@ class Source:
         self._conf = conf
         self._log_prefix = log_prefix
         self.last_stats = {}
+        self._flavor_access = None
 
     def collect(self, client):
         """A model.Snapshot of the cloud; CloudError if a call fails."""
         raise NotImplementedError
+
+    def _list_flavors(self, client, problems):
+        """nova.list_flavors, with access lists kept between refreshes."""
+        if self._flavor_access is None:
+            self._flavor_access = flavor_access.FlavorAccess(
+                self._conf.worker.flavor_access_max_age)
+        return nova.list_flavors(client, problems, self._flavor_access)
 
     def _warn(self, problems):
         """Log what the snapshot skipped or could not read, a line each."""

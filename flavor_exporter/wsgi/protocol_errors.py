@@ -11,37 +11,29 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Requests waitress refuses before the application sees them, as JSON.
+"""What the server answers itself, before or instead of the application.
 
-waitress answers what it cannot parse (a malformed request line, headers
-over its limit, a body over its limit) itself, in text/plain. The API
-answers every error in JSON; this channel makes waitress's own refusals
-JSON too, in the v2 error shape since no route was read.
+A request the server cannot parse or will not read (malformed, too large,
+too slow), a connection it sheds, an application that failed: each gets an
+answer in JSON, in the v2 error shape since no route was read, and the
+connection is closed after it. The application answers everything else,
+in its route family's shape.
 """
 
+import http.client
 import json
 
-from waitress import channel
-from waitress import task
+from flavor_exporter.wsgi import http as wsgi_http
 
 
-class JsonErrorTask(task.ErrorTask):
-    """waitress's error response with a JSON body."""
-
-    def execute(self):
-        error = self.request.error
-        message = '%s: %s' % (error.reason, error.body) if error.body \
-            else error.reason
-        body = json.dumps({'error': {'code': error.code,
-                                     'message': message}}).encode()
-        self.status = '%d %s' % (error.code, error.reason)
-        self.response_headers.append(('Content-Type', 'application/json'))
-        self.set_close_on_finish()
-        self.content_length = len(body)
-        self.write(body)
-
-
-class JsonErrorChannel(channel.HTTPChannel):
-    """waitress's HTTP channel, answering its own refusals in JSON."""
-
-    error_task_class = JsonErrorTask
+def answer(code, message, version='HTTP/1.0', head_only=False):
+    """The bytes of a JSON error answer that closes the connection."""
+    reason = http.client.responses.get(code, 'Error')
+    body = json.dumps({'error': {'code': code, 'message': message}},
+                      separators=(',', ':')).encode()
+    if version not in ('HTTP/1.0', 'HTTP/1.1'):
+        version = 'HTTP/1.0'
+    return b''.join(wsgi_http.response(
+        version, '%d %s' % (code, reason),
+        [('Content-Type', 'application/json')], body, keep_alive=False,
+        head_only=head_only))

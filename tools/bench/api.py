@@ -11,29 +11,35 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Benchmark of the API against a bare WSGI callable, on the same server.
+"""Benchmark of the API against a bare WSGI callable on the best server.
 
 Starts memcached on a free loopback port, publishes what the worker
 renders for a synthetic 40-host cloud of 500 GPU flavors
-(tools/bench/engine.py), then serves it three ways under the
-server flavor-exporter-api runs, its processes and threads
-(tools/bench/api_apps.py):
+(tools/bench/engine.py), then serves it four ways:
 
-- bare: the same bytes from process memory, no framework (the
-  yardstick);
-- api: the API as shipped;
+- bare-uwsgi: the same bytes from process memory, no framework, under
+  uWSGI (``--http-socket``, 4 processes: the best server measured on this
+  machine kind, see shared/serving.md): the yardstick;
+- bare: the same callable under flavor-exporter-api's own server (its
+  processes and threads, tools/bench/api_apps.py): the server alone;
+- api: ``flavor-exporter-api`` itself, the command as operators run it;
+- api-uwsgi: the WSGI module ``flavor_exporter.wsgi.api:application``
+  under uWSGI with the yardstick's options;
 
-and measures each with wrk at 1, 16 and 64 connections (a few seconds
-each, in interleaved rounds, keeping each one's best), plus the CPU time
-one request costs in process; then, for the API as shipped, how fast
-other clients are answered while 50 slow clients trickle their headers
-(tools/bench/slow_clients.py). Figures go to bench-results/api.json;
-ratios are to bare at the same concurrency. wrk shares the machine with
-the servers: compare ratios, not absolutes, on an otherwise idle machine.
-About 2 minutes with the defaults.
+and measures each with wrk (HTTP/1.1, keep-alive where the server keeps
+connections alive) at 1, 16 and 64 connections, a few seconds each, in
+interleaved rounds, keeping each one's best; plus the CPU time one request
+costs in process. Then, for ``flavor-exporter-api``, how fast a normal
+client is answered while 5,000 slow clients trickle their headers
+(tools/bench/slow_clients.py). Figures go to bench-results/api.json with
+the load average of each measurement; ratios are to bare-uwsgi at the
+same concurrency. wrk shares the machine with the servers: compare
+ratios measured in one run, not absolutes. About 3 minutes with the
+defaults. Needs wrk and memcached (Debian packages) and uWSGI (the
+``uwsgi`` extra, installed by ``tox -e bench``).
 
     python -m tools.bench.api [--duration 5] [--rounds 2]
-                              [--concurrency 1,16,64]
+                              [--concurrency 1,16,64] [--slow 5000]
 """
 
 import argparse
@@ -58,6 +64,7 @@ from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.common import config
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
+from flavor_exporter.wsgi import environment as wsgi_env
 from testcloud import loopback
 from tools.bench import api_apps
 from tools.bench import engine as bench_engine
@@ -69,11 +76,13 @@ HOSTS = 40
 # Path served -> the published document it serves as it is.
 DOCUMENTS = {'/gpus/flavors/': pub.LEGACY_LIST,
              '/v2/flavors/': pub.V2_LIST}
-APPS = ('bare', 'api')
-TARGETS = {'ratio_to_bare': 0.8, 'p99_ms_at_64': 20.0,
-           'slow_clients_max_ms': 100.0}
-#: Slow connections held open while others are timed.
-SLOW_CLIENTS = 50
+SERVERS = ('bare-uwsgi', 'bare', 'api', 'api-uwsgi')
+YARDSTICK = 'bare-uwsgi'
+TARGETS = {'ratio_to_bare_uwsgi': 0.8, 'p99_ms_at_1': 2.0,
+           'p99_ms_at_64': 20.0, 'slow_clients_max_ms': 1000.0}
+SLOW_CLIENTS = 5000
+UWSGI_OPTIONS = ['--master', '--processes', '4', '--lazy-apps',
+                 '--disable-logging', '--die-on-term']
 
 
 def publish(store, flavors):
@@ -140,6 +149,7 @@ def run_wrk(port, path, connections, duration, pgid=None, pids=()):
     output = subprocess.run(argv, capture_output=True, text=True,
                             timeout=duration + 60, check=True).stdout
     figures = parse_wrk(output)
+    figures['load_average'] = round(os.getloadavg()[0], 1)
     if pgid:
         spent = cpu_seconds({pgid}, pids) - before
         served = re.search(r'^\s+(\d+) requests in', output, re.M)
@@ -214,17 +224,28 @@ class Bench:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def serve(self, name, path):
-        """Serve app name as flavor-exporter-api would; (process, port)."""
+        """Serve name (one of SERVERS) for path; (process, port)."""
         port = loopback.free_port()
-        argv = [sys.executable, '-m', 'tools.bench.api_apps',
-                '--config-file', self.config_file,
-                '--config-file', self.port_file(port)]
         env = dict(os.environ)
-        env.update({api_apps.APP_ENV: name,
+        env.update({api_apps.APP_ENV: name.split('-')[0],
                     api_apps.SERVER_ENV: self.memcached.servers[0],
                     api_apps.KEY_ENV: self.bare_keys[path],
                     'PYTHONPATH': os.pathsep.join(
                         [os.getcwd()] + sys.path[1:])})
+        files = [self.config_file, self.port_file(port)]
+        if name == 'bare':
+            argv = [sys.executable, '-m', 'tools.bench.api_apps']
+        elif name == 'api':
+            argv = [sys.executable, '-m', 'flavor_exporter.cmd.api']
+        else:
+            module = {'bare-uwsgi': 'tools.bench.uwsgi_bare:application',
+                      'api-uwsgi': 'flavor_exporter.wsgi.api:application'}
+            argv = [uwsgi(), '--http-socket', '127.0.0.1:%d' % port,
+                    '--module', module[name]] + UWSGI_OPTIONS
+            env.update(wsgi_env.environment(files))
+            files = []
+        for f in files:
+            argv += ['--config-file', f]
         process = subprocess.Popen(argv, env=env, start_new_session=True,
                                    stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
@@ -253,20 +274,20 @@ class Bench:
             process.wait(10)
 
     def measure_servers(self, path):
-        """wrk figures per app and concurrency: the best of the rounds.
+        """wrk figures per server and concurrency: the best of the rounds.
 
-        The three servers run side by side and are measured in turn, round
-        after round, so that load from elsewhere on the machine hits them
-        alike; an idle server costs nothing.
+        The servers run side by side and are measured in turn, round after
+        round, so that load from elsewhere on the machine hits them alike;
+        an idle server costs nothing.
         """
         servers = {}
         try:
-            for name in APPS:
+            for name in SERVERS:
                 servers[name] = self.serve(name, path)
             for name, (_, port) in servers.items():
                 # Every process loads the application and warms up.
                 run_wrk(port, path, 16, 3)
-            results = {name: {} for name in APPS}
+            results = {name: {} for name in SERVERS}
             for c in self.args.concurrency:
                 for _ in range(self.args.rounds):
                     for name, (process, port) in servers.items():
@@ -276,29 +297,33 @@ class Bench:
                         best = results[name].get(str(c))
                         if best is None or row['rps'] > best['rps']:
                             results[name][str(c)] = row
-            slow = slow_clients.measure('127.0.0.1', servers['api'][1],
-                                        path, SLOW_CLIENTS, 100)
+            slow = None
+            if self.args.slow:
+                slow = slow_clients.measure(
+                    '127.0.0.1', servers['api'][1], path, self.args.slow,
+                    self.args.slow_requests)
+                slow['load_average'] = round(os.getloadavg()[0], 1)
         finally:
             for process, _ in servers.values():
                 self.stop(process)
         return results, slow
 
     def measure_cpu(self, path):
-        key = self.bare_keys[path]
-        bare = api_apps.Bare(self.memcached.servers[0], key)
-        ours = api_apps.api(self.conf)
+        bare = api_apps.Bare(self.memcached.servers[0], self.bare_keys[path])
+        shipped = api_apps.api(self.conf)
         return {'bare': cpu_us_per_request(bare, path,
                                            self.args.cpu_requests),
-                'api': cpu_us_per_request(ours, path,
+                'api': cpu_us_per_request(shipped, path,
                                           self.args.cpu_requests)}
 
     def run(self):
         report = {
             'machine': {'cpus': os.cpu_count(),
                         'python': platform.python_version(),
-                        'waitress': importlib.metadata.version('waitress')},
+                        'uwsgi': importlib.metadata.version('pyuwsgi')},
             'server': {'processes': cmd_api.workers(self.conf),
-                       'threads': self.conf.api.threads},
+                       'threads': self.conf.api.threads,
+                       'uwsgi': ' '.join(UWSGI_OPTIONS)},
             'flavors': self.args.flavors,
             'duration_seconds': self.args.duration,
             'rounds': self.args.rounds,
@@ -308,18 +333,18 @@ class Bench:
         }
         for path in self.args.path:
             servers, slow = self.measure_servers(path)
-            ratios = {name: {c: round(servers[name][c]['rps'] /
-                                      servers['bare'][c]['rps'], 2)
-                             if servers['bare'][c]['rps'] else None
-                             for c in servers[name]}
-                      for name in servers}
+            yardstick = servers[YARDSTICK]
             report['paths'][path] = {
                 'document_bytes': self.sizes[path],
                 'servers': servers,
-                'ratio_to_bare': ratios,
-                # Requests per CPU second relative to bare: the ratio of
-                # throughputs on a machine where the server has the CPUs.
-                'cpu_ratio_to_bare': {
+                'ratio_to_bare_uwsgi': {
+                    name: {c: round(row['rps'] / yardstick[c]['rps'], 2)
+                           if yardstick[c]['rps'] else None
+                           for c, row in by_c.items()}
+                    for name, by_c in servers.items()},
+                # Requests per CPU second relative to the yardstick: the
+                # ratio of throughputs where the server has the CPUs.
+                'cpu_ratio_to_bare_uwsgi': {
                     name: {c: _cpu_ratio(servers, name, c)
                            for c in servers[name]}
                     for name in servers},
@@ -331,40 +356,54 @@ class Bench:
         return report
 
 
+def uwsgi():
+    path = shutil.which('uwsgi') or os.path.join(
+        os.path.dirname(sys.executable), 'uwsgi')
+    if not os.access(path, os.X_OK):
+        sys.exit("tools.bench.api needs uWSGI: pip install '.[uwsgi]'")
+    return path
+
+
 def _cpu_ratio(servers, name, c):
     ours = servers[name][c].get('server_cpu_us_per_request')
-    bare = servers['bare'][c].get('server_cpu_us_per_request')
+    bare = servers[YARDSTICK][c].get('server_cpu_us_per_request')
     return round(bare / ours, 2) if ours and bare else None
 
 
 def table(report):
     lines = []
     for path, figures in report['paths'].items():
-        lines.append('%s (%d bytes), flavor-exporter-api\'s server: %d '
-                     'processes x %d threads'
+        lines.append('%s (%d bytes); flavor-exporter-api: %d processes x %d '
+                     'threads; uWSGI: %s'
                      % (path, figures['document_bytes'],
                         report['server']['processes'],
-                        report['server']['threads']))
-        lines.append('%-6s %5s %9s %8s %8s %6s %7s %9s %7s' % (
-            'app', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors',
-            'vs bare', 'cpu us/rq', 'vs bare'))
+                        report['server']['threads'],
+                        report['server']['uwsgi']))
+        lines.append('%-10s %5s %9s %8s %8s %6s %7s %9s %7s %5s' % (
+            'server', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors',
+            'ratio', 'cpu us/rq', 'ratio', 'load'))
         for name, by_c in figures['servers'].items():
             for c, row in by_c.items():
-                lines.append('%-6s %5s %9.0f %8.2f %8.2f %6d %7s %9s %7s'
-                             % (name, c, row['rps'], row['p50_ms'] or 0,
-                                row['p99_ms'] or 0, row['errors'],
-                                figures['ratio_to_bare'][name][c],
-                                row.get('server_cpu_us_per_request'),
-                                figures['cpu_ratio_to_bare'][name][c]))
+                lines.append(
+                    '%-10s %5s %9.0f %8.2f %8.2f %6d %7s %9s %7s %5s'
+                    % (name, c, row['rps'], row['p50_ms'] or 0,
+                       row['p99_ms'] or 0, row['errors'],
+                       figures['ratio_to_bare_uwsgi'][name][c],
+                       row.get('server_cpu_us_per_request'),
+                       figures['cpu_ratio_to_bare_uwsgi'][name][c],
+                       row['load_average']))
         lines.append('in-process CPU per request (us): %s' % ', '.join(
             '%s %s' % item
             for item in figures['cpu_us_per_request'].items()))
         slow = figures['slow_clients']
-        lines.append('with %d slow clients trickling headers: %d requests, '
-                     '%d unanswered, p50 %s ms, p99 %s ms, max %s ms'
-                     % (slow['slow_connections'], slow['requests'],
-                        slow['unanswered'], slow['p50_ms'], slow['p99_ms'],
-                        slow['max_ms']))
+        if slow:
+            lines.append(
+                'flavor-exporter-api beside %d slow clients trickling '
+                'headers (%d still open at the end): %d requests, %d '
+                'unanswered, p50 %s ms, p99 %s ms, max %s ms (load %s)'
+                % (slow['slow_connections'], slow['slow_still_open'],
+                   slow['requests'], slow['unanswered'], slow['p50_ms'],
+                   slow['p99_ms'], slow['max_ms'], slow['load_average']))
         lines.append('')
     lines.append('load average before %s, after %s (%d CPUs)' % (
         ' '.join('%.1f' % x for x in report['load_average_before']),
@@ -391,6 +430,9 @@ def main(argv=None):
                         help='measurements per app and concurrency, '
                              'interleaved; the best is kept')
     parser.add_argument('--cpu-requests', type=int, default=3000)
+    parser.add_argument('--slow', type=int, default=SLOW_CLIENTS,
+                        help='slow clients beside the timed ones (0: none)')
+    parser.add_argument('--slow-requests', type=int, default=100)
     parser.add_argument('--output', default='bench-results/api.json')
     args = parser.parse_args(argv)
     args.path = args.path or ['/gpus/flavors/']

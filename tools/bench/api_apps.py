@@ -23,6 +23,7 @@
 them as flavor-exporter-api serves the API (same processes, threads and
 socket); the environment picks the application (FLAVOR_EXPORTER_BENCH_APP)
 and, for bare, the document's cache key (FLAVOR_EXPORTER_BENCH_KEY).
+tools/bench/uwsgi_bare.py serves bare under uWSGI.
 """
 
 import os

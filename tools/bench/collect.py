@@ -16,11 +16,12 @@
 Starts fakecloud (a separate process, on loopback) with H hosts and F
 flavors, then runs the Placement source's collect as the worker does:
 cold (empty provider cache), and warm after the fake cloud changed usages
-and some generations as a busy cloud would. The engine is not run; with
-``--report`` a cold ``flavor-exporter-report`` is also timed end to end
-(its peak RSS included).
+and some generations as a busy cloud would. The engine is not run here;
+then a cold ``flavor-exporter-report`` (collect, compute, print the list)
+is timed end to end in its own process, its peak RSS included
+(``--no-report`` skips it).
 
-    python -m tools.bench.collect [--hosts 10000] [--flavors 1000] [--report]
+    python -m tools.bench.collect [--hosts 10000] [--flavors 1000]
 """
 
 import argparse
@@ -152,6 +153,7 @@ def report_figures(fake, workdir):
     process.stderr.close()
     return {'seconds': round(seconds, 1),
             'cpu_seconds': round(usage.ru_utime + usage.ru_stime, 1),
+            'load_average': os.getloadavg()[0],
             'exit_status': os.waitstatus_to_exitcode(status),
             'peak_rss_mb': round(usage.ru_maxrss / 1024, 1),
             'stderr_tail': stderr[-500:] if status else ''}
@@ -161,14 +163,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument('--hosts', type=int, default=10000)
     parser.add_argument('--flavors', type=int, default=1000)
-    parser.add_argument('--report', action='store_true',
-                        help='also time a cold flavor-exporter-report')
+    parser.add_argument('--no-report', dest='report', action='store_false',
+                        help='do not time a cold flavor-exporter-report')
     parser.add_argument('--output', default='bench-results/collect.json')
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as workdir:
         with FakeCloudProcess(workdir, args.hosts, args.flavors) as fake:
             figures = {'hosts': args.hosts, 'flavors': args.flavors,
-                       'providers': fake.info['providers']}
+                       'providers': fake.info['providers'],
+                       'load_average': os.getloadavg()[0]}
             figures.update(collect_figures(fake))
             if args.report:
                 figures['report'] = report_figures(fake, workdir)
@@ -176,7 +179,7 @@ def main(argv=None):
     with open(args.output, 'w') as out:
         json.dump(figures, out, indent=2)
     print('collect %(hosts)d hosts (%(providers)d providers) x %(flavors)d '
-          'flavors:' % figures)
+          'flavors, load average %(load_average).1f at start:' % figures)
     for name in ('cold', 'warm_unchanged', 'warm_after_churn'):
         row = figures[name]
         print('  %-17s %7.2fs (CPU %6.2fs, fake cloud %5.2fs) %6d calls, '
@@ -187,7 +190,8 @@ def main(argv=None):
     if 'report' in figures:
         print('  report (cold, end to end) %(seconds).1fs (CPU '
               '%(cpu_seconds).1fs) exit %(exit_status)d, peak RSS '
-              '%(peak_rss_mb).1f MB' % figures['report'])
+              '%(peak_rss_mb).1f MB, load average %(load_average).1f at end'
+              % figures['report'])
 
 
 if __name__ == '__main__':

@@ -17,10 +17,11 @@
 A refresh must stay cheap next to the 150 s interval on the largest clouds
 we target (10,000 hosts x 1,000 flavors); this measures engine time (without
 tracemalloc), then peak memory in a second run, and render time, for H
-hosts x F flavors of a realistic cloud: several host models (CPU, dedicated
-CPU, PCI GPUs in Placement, VGPU children, GPU host aggregates), usages
-spread at random, 3 availability zones, some disabled or down hosts, an
-aggregate with metadata, and CPU, pinned and GPU flavors.
+hosts x F flavors of the cloud fakecloud serves (synthetic_cloud: 25 host
+models, aggregates per cell, rack and owner that no flavor reads, empty
+and full hosts, private flavors), as the Placement source would read it.
+``--tidy`` measures the older, tidier cloud of this module instead (six
+host models, one aggregate), which the publish benchmark still uses.
 
     python -m tools.bench.engine [--sizes 1000x100,10000x1000] [--render]
 """
@@ -33,9 +34,13 @@ import time
 import tracemalloc
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import host_groups
+from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
+from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.publication import render
+from tools.bench import synthetic_cloud
 
 ALIASES = ['{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}',
            '{"name": "A100", "vendor_id": "10de", "product_id": "20b0"}']
@@ -154,16 +159,45 @@ def documents(hosts, flavors, gpu_only=False):
     return render.documents(report)
 
 
-def measure(hosts, flavors, memory=True, rendered=False):
-    snapshot = synthetic_snapshot(hosts, flavors)
-    options = _options()
+def _groups(snapshot, options):
+    """(host groups, groups if every aggregate key were read, requests)."""
+    requests = []
+    for flavor in snapshot.flavors:
+        try:
+            requests.append(request_mod.build_request(flavor,
+                                                      options.aliases))
+        except request_mod.InvalidExtraSpec:
+            pass
+    zones = sorted({h.availability_zone for h in snapshot.hosts})
+    every_key = {key for host in snapshot.hosts
+                 for aggregate in host.aggregates
+                 for key in aggregate.metadata}
+    return (len(host_groups.group_hosts(snapshot.hosts, zones,
+                                        host_reads.metadata_keys(
+                                            requests, options,
+                                            snapshot.hosts))),
+            len(host_groups.group_hosts(snapshot.hosts, zones, every_key)),
+            len({engine._request_key(r) for r in requests}))
+
+
+def measure(hosts, flavors, memory=True, rendered=False, tidy=False):
+    if tidy:
+        snapshot = synthetic_snapshot(hosts, flavors)
+        options = _options()
+    else:
+        snapshot = synthetic_cloud.Cloud(hosts, flavors).snapshot()
+        options = engine.Options(
+            aliases=pci_alias.parse_aliases(synthetic_cloud.ALIASES))
     started, cpu = time.perf_counter(), time.process_time()
     report = engine.compute(snapshot, options)
     # CPU seconds too: on a shared machine wall time says more about the
     # neighbours than about the engine.
     figures = {'hosts': hosts, 'flavors': flavors,
                'compute_seconds': round(time.perf_counter() - started, 3),
-               'compute_cpu_seconds': round(time.process_time() - cpu, 3)}
+               'compute_cpu_seconds': round(time.process_time() - cpu, 3),
+               'load_average': os.getloadavg()[0]}
+    (figures['host_groups'], figures['host_groups_if_every_label_read'],
+     figures['distinct_requests']) = _groups(snapshot, options)
     if rendered:
         started = time.perf_counter()
         documents, _ = render.documents(report)
@@ -198,16 +232,20 @@ def main(argv=None):
                         help='skip the traced run that measures memory')
     parser.add_argument('--render', action='store_true',
                         help='also time rendering the documents')
+    parser.add_argument('--tidy', action='store_true',
+                        help='the tidy cloud of six host models instead')
     parser.add_argument('--output', default='bench-results/engine.json')
     args = parser.parse_args(argv)
     figures = []
     for hosts, flavors in args.sizes:
         row = measure(hosts, flavors, memory=not args.no_memory,
-                      rendered=args.render)
+                      rendered=args.render, tidy=args.tidy)
         figures.append(row)
         line = ('engine %(hosts)5d hosts x %(flavors)4d flavors: compute '
-                '%(compute_seconds)7.2fs (CPU %(compute_cpu_seconds)7.2fs)'
-                % row)
+                '%(compute_seconds)7.2fs (CPU %(compute_cpu_seconds)7.2fs), '
+                '%(host_groups)d host groups (%(host_groups_if_every_label_'
+                'read)d if every label split them), %(distinct_requests)d '
+                'requests, load %(load_average).1f' % row)
         if 'peak_memory_mb' in row:
             line += ' peak %(peak_memory_mb)7.1f MB' % row
         if 'render_seconds' in row:

@@ -167,6 +167,10 @@ class FakeCloud:
         if path == '':
             self.stats['compute version'] += 1
             return self._json({'version': self._compute_version()})
+        if path.startswith('/flavors/') and path.endswith(
+                '/os-flavor-access'):
+            self.stats['compute /flavors/{id}/os-flavor-access'] += 1
+            return self._json(self._flavor_access(path.split('/')[2]))
         route = {'/flavors/detail': self._flavors,
                  '/os-services': self._services,
                  '/os-aggregates': self._aggregates,
@@ -211,6 +215,16 @@ class FakeCloud:
                                 if k != 'extra_specs'}
                                for f in body['flavors']]
         return body
+
+    def _flavor_access(self, flavor_id):
+        if flavor_id not in self._flavor_index:
+            raise HttpError(404, 'flavor %s not found' % flavor_id)
+        if flavor_id not in self.cloud.access:
+            # Nova: "Access list not available for public flavors."
+            raise HttpError(404, 'flavor %s is public' % flavor_id)
+        return {'flavor_access': [
+            {'flavor_id': flavor_id, 'tenant_id': project}
+            for project in self.cloud.access[flavor_id]]}
 
     def _services(self, query, version):
         binary = query.get('binary', [None])[0]

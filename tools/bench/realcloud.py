@@ -21,8 +21,9 @@ process, empty caches) and warm (the same Refresher again, as the worker
 service does every refresh_interval). API calls are the status entry's
 ``api_calls``; peak RSS is this process's (it does nothing else).
 
-Needs Nova and Placement: the functional tox env. Takes minutes, so
-``tox -e bench`` does not run it unless named::
+Needs the functional tox env; the cloud runs from its release's own
+interpreter (testcloud/cloud_venv.py). Takes minutes, so ``tox -e bench``
+does not run it unless named::
 
     tox -e functional --notest
     .tox/functional/bin/python -m tools.bench.realcloud [--hosts 200 1000]
@@ -199,11 +200,6 @@ def main(argv=None):
     parser.add_argument('--one', type=int, help=argparse.SUPPRESS)
     parser.add_argument('--workdir', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    try:
-        import nova  # noqa: F401
-    except ImportError:
-        sys.exit('realcloud needs Nova: run it with the functional env, '
-                 '.tox/functional/bin/python -m tools.bench.realcloud')
     if args.one:
         try:
             figures = measure(args.one, args.servers, args.workdir)

@@ -13,7 +13,8 @@
 #    under the License.
 """Every benchmark, or those named: ``tox -e bench [-- api|collect ...]``.
 
-Each writes its figures to bench-results/<name>.json and prints a summary.
+Each runs in a process of its own (so that each peak RSS is its own),
+writes its figures to bench-results/<name>.json and prints a summary.
 Options of one benchmark: ``python -m tools.bench.<name> --help``.
 ``realcloud`` (the real Nova + Placement test cloud at 200 and 1,000
 hosts) takes many minutes and needs Nova: it runs only when named
@@ -21,12 +22,12 @@ hosts) takes many minutes and needs Nova: it runs only when named
 (make it once with ``tox -e functional --notest``).
 """
 
-import importlib
 import os
 import subprocess
 import sys
 
-BENCHMARKS = ('engine', 'publish', 'api', 'collect', 'memcached_loss')
+BENCHMARKS = ('engine', 'publish', 'api', 'collect', 'worker',
+              'memcached_loss')
 # Run only when named: minutes long, and Nova must be installed.
 ON_REQUEST = ('realcloud',)
 FUNCTIONAL_PYTHON = os.path.join('.tox', 'functional', 'bin', 'python')
@@ -40,20 +41,13 @@ def main(argv=None):
                  % (', '.join(unknown), ', '.join(BENCHMARKS + ON_REQUEST)))
     for name in names or BENCHMARKS:
         print('== %s' % name, flush=True)
-        if name in ON_REQUEST:
-            _run_with_nova(name)
-        else:
-            importlib.import_module('tools.bench.%s' % name).main([])
-
-
-def _run_with_nova(name):
-    """A benchmark that starts the real test cloud: in the functional env."""
-    if not os.access(FUNCTIONAL_PYTHON, os.X_OK):
-        sys.exit('%s needs Nova: run tox -e functional --notest first'
-                 % name)
-    done = subprocess.run([FUNCTIONAL_PYTHON, '-m', 'tools.bench.%s' % name])
-    if done.returncode:
-        sys.exit('%s failed (exit %d)' % (name, done.returncode))
+        python = FUNCTIONAL_PYTHON if name in ON_REQUEST else sys.executable
+        if name in ON_REQUEST and not os.access(python, os.X_OK):
+            sys.exit('%s needs Nova: run tox -e functional --notest first'
+                     % name)
+        done = subprocess.run([python, '-m', 'tools.bench.%s' % name])
+        if done.returncode:
+            sys.exit('%s failed (exit %d)' % (name, done.returncode))
 
 
 if __name__ == '__main__':

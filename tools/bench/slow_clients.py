@@ -17,10 +17,11 @@ Opens SLOW connections that send a request's headers one byte every
 --interval seconds (never finishing), then times plain GETs from another
 client. A server whose workers read requests themselves (uWSGI
 --http-socket, gunicorn sync) stops answering once the slow connections
-outnumber its workers; one that buffers requests before handing them on
-(uWSGI's --http router, waitress) keeps answering.
+outnumber its workers; one that holds a connection at most per process
+(waitress: 1,024) once they outnumber that. flavor-exporter-api keeps
+them in epoll, bounded by [api] request_timeout and max_connections.
 
-    python -m tools.bench.slow_clients --port 8780 [--slow 50]
+    python -m tools.bench.slow_clients --port 8780 [--slow 5000]
         [--requests 50] [--path /healthcheck]
 
 Prints one JSON object: the timed requests' p50, p99 and max in ms, and
@@ -29,6 +30,7 @@ how many got no answer within --timeout.
 
 import argparse
 import json
+import resource
 import socket
 import threading
 import time
@@ -37,10 +39,19 @@ SLOW_REQUEST = (b'GET /v2/flavors/ HTTP/1.1\r\nHost: bench\r\n'
                 b'X-Slow: ' + b'a' * 4000 + b'\r\n\r\n')
 
 
+def _allow_files(count):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < count:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (
+            count if hard == resource.RLIM_INFINITY else min(count, hard),
+            hard))
+
+
 class Trickle:
     """count connections each sending a byte per interval until stopped."""
 
     def __init__(self, host, port, count, interval):
+        _allow_files(count + 256)
         self._stop = threading.Event()
         self._sockets = []
         for _ in range(count):

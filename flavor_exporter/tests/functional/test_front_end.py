@@ -22,6 +22,7 @@ line before anything else starts.
 """
 
 import json
+import resource
 import socket
 import subprocess
 
@@ -86,8 +87,35 @@ REQUESTS = [
 ]
 
 
+# More slow connections than blocked waitress; few enough to open quickly.
+CROWD = 2500
+
+
+def closed(sock):
+    """Whether the server closed sock (nothing to read means open)."""
+    # Not blocking: a socket with a timeout waits for data before it
+    # peeks.
+    sock.setblocking(False)
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b''
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def allow_files(count):
+    """This process's open-file limit raised to count (for its clients)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < count:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(count, hard), hard))
+
+
 class FrontEndMixin:
     """The checks; subclasses start one command on self.port."""
+
+    # Configuration lines a test adds before start_serving().
+    server_lines = ()
 
     def test_every_request_answered(self):
         self.start_serving()
@@ -121,6 +149,38 @@ class FrontEndMixin:
             for sock in slow:
                 sock.close()
 
+    def test_a_crowd_of_slow_clients_blocks_nobody(self):
+        # More connections trickling their headers than waitress, which
+        # the commands ran before, allowed per process (1,024): 2,200 of
+        # them blocked it. They wait in epoll, not in threads.
+        allow_files(CROWD + 256)
+        self.server_lines = ['[api]', 'request_timeout = 300']
+        self.start_serving()
+        slow = []
+        try:
+            for _ in range(CROWD):
+                sock = socket.create_connection(('127.0.0.1', self.port), 30)
+                sock.sendall(b'GET /v2/flavors/ HTTP/1.1\r\nHost: t')
+                slow.append(sock)
+            status, _, body = raw(self.port, get(b'/v2/flavors/?gpu=true'))
+            self.assertEqual(200, status)
+            self.assertTrue(json.loads(body)['flavors'])
+            # None of the crowd was dropped to make room.
+            self.assertEqual([], [sock for sock in slow if closed(sock)])
+        finally:
+            for sock in slow:
+                sock.close()
+
+    def test_a_request_not_whole_in_time_gets_a_json_408(self):
+        self.server_lines = ['[api]', 'request_timeout = 1']
+        self.start_serving()
+        status, headers, body = raw(self.port, b'GET /v2/flavors/ HTTP/1.1'
+                                               b'\r\nHost: t')
+        self.assertEqual(408, status)
+        self.assertEqual('application/json', headers['Content-Type'])
+        self.assertEqual(408, json.loads(body)['error']['code'])
+        self.assertEqual(200, raw(self.port, get(b'/v2/flavors/'))[0])
+
     def test_port_taken(self):
         taken = socket.socket()
         self.addCleanup(taken.close)
@@ -146,7 +206,7 @@ class TestApiCommand(FrontEndMixin, test_commands.CommandsTestCase):
     command = 'flavor-exporter-api'
 
     def config_file(self):
-        return self.write_config()
+        return self.write_config(lines=self.server_lines)
 
     def start_serving(self):
         sample_cloud.publish(self.store, sample_cloud.many_flavors(20),
@@ -161,7 +221,7 @@ class TestAllCommand(FrontEndMixin, test_commands.CommandsTestCase):
     command = 'flavor-exporter-all'
 
     def config_file(self):
-        return self.write_config()
+        return self.write_config(lines=self.server_lines)
 
     def start_serving(self):
         self.start(self.command, self.config_file())

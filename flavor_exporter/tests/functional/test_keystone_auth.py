@@ -41,6 +41,8 @@ from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
+from flavor_exporter.tests import sample_cloud
+from testcloud import keystone_fixture
 from testcloud import loopback
 from testcloud import scenario as scenario_mod
 
@@ -468,3 +470,68 @@ class TestApiBehindKeystone(ApiBehindKeystone):
             for path in ('/v2/status', '/metrics'):
                 response = self.get(path, token)
                 self.assertEqual(200, response.status_code, who)
+
+
+class TestKeystoneStopped(base.TestCase):
+    """The API when Keystone stops: a JSON 503, not keystonemiddleware's page.
+
+    A Keystone of its own (the shared one serves other tests), stopped
+    after the API has validated a first token: a second token, issued
+    before, can no longer be validated.
+    """
+
+    def setUp(self):
+        super().setUp()
+        workdir = self.useFixture(fixtures.TempDir()).path
+        self.keystone_server = self.useFixture(
+            keystone_fixture.KeystoneServer(os.path.join(workdir, 'ks')))
+        keystone = self.keystone = self.keystone_server.info
+        memcached = self.useFixture(loopback.MemcachedFixture())
+        self.flags(group='document_cache',
+                   memcache_servers=memcached.servers)
+        published = publisher.Publisher.from_conf(self.conf)
+        self.addCleanup(published.close)
+        sample_cloud.publish(published)
+        self.port = loopback.free_port()
+        admin = ('admin_user', 'admin_password', 'admin_project')
+        config = write_config(os.path.join(workdir, 'api.conf'), {
+            'DEFAULT': ['auth_strategy = keystone'],
+            'api': ['host_ip = 127.0.0.1', 'port = %d' % self.port,
+                    'workers = 1'],
+            'document_cache': ['memcache_servers = %s'
+                               % memcached.servers[0]],
+            'keystone_authtoken': password_lines(
+                keystone['url'] + '/v3', *(keystone[k] for k in admin)) + [
+                'www_authenticate_uri = %s' % keystone['url']],
+        })
+        process = subprocess.Popen(
+            fe_fixtures.console_script('flavor-exporter-api')
+            + ['--config-file', config], env=clean_env(workdir),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        self.addCleanup(fe_fixtures.stop_process_group, process)
+        loopback.wait_for_port(self.port, timeout=60, process=process)
+
+    def get(self, path, token):
+        return requests.get('http://127.0.0.1:%d%s' % (self.port, path),
+                            headers={'X-Auth-Token': token,
+                                     'Accept': 'text/html,*/*'},
+                            timeout=TIMEOUT)
+
+    def test_a_json_503_when_keystone_is_stopped(self):
+        first, _access = token_of(self.keystone, 'member')
+        second, _access = token_of(self.keystone, 'member')
+        answer = self.get('/gpus/flavors/', first)
+        self.assertEqual(200, answer.status_code, answer.text)
+        self.keystone_server.process.stop()
+        for path in ('/v2/flavors/', '/gpus/flavors/'):
+            answer = self.get(path, second)
+            self.assertEqual(503, answer.status_code, answer.text)
+            self.assertEqual('application/json',
+                             answer.headers['Content-Type'])
+            body = answer.json()
+            message = (body['message'] if path.startswith('/gpus')
+                       else body['error']['message'])
+            self.assertIn('Keystone', message)
+        # The public routes do not need Keystone.
+        self.assertEqual(200, self.get('/', second).status_code)

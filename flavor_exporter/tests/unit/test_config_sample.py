@@ -17,6 +17,7 @@ import os
 import fixtures
 from oslo_config import generator
 
+from flavor_exporter.conf import opts
 from flavor_exporter.tests import base
 
 ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..')
@@ -43,3 +44,20 @@ class TestConfigSample(base.BaseTestCase):
                       '[openstack]', '[capacity]', '[pci]',
                       '[keystone_authtoken]'):
             self.assertIn(group, text)
+
+    def test_sample_has_no_live_cloud_group(self):
+        # A copied sample must start the commands: a live [cloud:NAME]
+        # names a cloud that [DEFAULT] clouds does not list.
+        with open(os.path.join(ROOT, SAMPLE)) as sample:
+            sections = [line for line in sample if line.startswith('[')]
+        self.assertEqual([], [s for s in sections if s.startswith('[cloud:')])
+        with open(os.path.join(ROOT, SAMPLE)) as sample:
+            self.assertIn('#     [cloud:regiontwo]\n', sample.read())
+
+    def test_config_check_knows_the_namespaces_of_the_sample(self):
+        # namespace is repeated, which configparser would not keep.
+        with open(os.path.join(ROOT, GENERATOR_CONF)) as conf:
+            lines = conf.read().splitlines()
+        namespaces = [line.split('=', 1)[1].strip() for line in lines
+                      if line.split('=', 1)[0].strip() == 'namespace']
+        self.assertEqual(list(opts.SAMPLE_NAMESPACES), namespaces)

@@ -25,6 +25,7 @@ from keystonemiddleware import opts as ks_opts
 import webob
 
 from flavor_exporter.api import auth
+from flavor_exporter.api.middleware import auth_errors
 from flavor_exporter.api import routes
 from flavor_exporter.tests.unit.api import base
 
@@ -95,7 +96,9 @@ class TestPublicRoutes(base.ApiTestCase):
         self.flags(auth_strategy='keystone')
         wrapped = auth.wrap(inner, self.conf, router)
         self.assertIsInstance(wrapped, auth.PublicRoutes)
-        self.assertIsInstance(wrapped._auth_app, auth_token.AuthProtocol)
+        self.assertIsInstance(wrapped._auth_app, auth_errors.AuthErrors)
+        self.assertIsInstance(wrapped._auth_app._app,
+                              auth_token.AuthProtocol)
 
 
 class TestWarnIfOpen(base.ApiTestCase):

@@ -14,8 +14,11 @@
 
 import datetime
 import json
+import threading
 import time
 from unittest import mock
+
+import fixtures
 
 from flavor_exporter.api import access
 from flavor_exporter.api import filters
@@ -331,6 +334,32 @@ class TestQueries(test_base.BaseTestCase):
         self.assertTrue(view.stale)
         self.assertIn('run the workers and the API of the same release',
                       view.trouble)
+
+    def test_concurrent_first_requests_wait_for_the_one_reading(self):
+        self.publish()
+        reading = threading.Event()
+        release = threading.Event()
+        current = self.store.reader.current
+
+        def slow_current():
+            reading.set()
+            release.wait(5)
+            return current()
+        self.useFixture(fixtures.MockPatchObject(
+            self.store.reader, 'current', side_effect=slow_current))
+        first = threading.Thread(target=self.reader.view)
+        first.start()
+        reading.wait(5)
+        # A second request while the first reads the pointer: it waits
+        # for that read instead of answering that nothing is published.
+        views = []
+        second = threading.Thread(
+            target=lambda: views.append(self.reader.view()))
+        second.start()
+        release.set()
+        first.join(5)
+        second.join(5)
+        self.assertIsNotNone(views[0].generation)
 
     def test_unknown_cloud(self):
         error = self.assertRaises(queries_mod.NotFound, self.reader.view,

@@ -190,11 +190,17 @@ class TestSourceNotes(base.BaseTestCase):
                                     observable=seen))
 
     def test_alias_not_configured(self):
-        counted = self.notes({'pci_passthrough__alias': 'V100:1'},
-                             pools=['V100'])
-        self.assertEqual(["PCI alias 'V100' is not in [pci] alias: counted "
-                          "from GPU host aggregates only, not from devices "
-                          "in Placement"], counted)
+        # Counted from the aggregates: exact, so nothing is unsupported;
+        # counting_notes says how it was counted.
+        counted = request.build_request(
+            flavor('f', pci_passthrough__alias='V100:1'), {})
+        self.assertEqual([], engine.source_notes(counted, None, {'V100'}))
+        self.assertEqual(["PCI alias 'V100': GPUs counted from GPU host "
+                          "aggregates (gpu_count, gpu_type); name it in "
+                          "[pci] alias to count PCI devices reported to "
+                          "Placement instead"],
+                         engine.counting_notes(counted, {'V100'}))
+        self.assertEqual([], engine.counting_notes(counted, {'A100'}))
         self.assertEqual(["PCI alias 'V100' is not in [pci] alias and no "
                           "GPU host aggregate offers it: nothing can be "
                           "counted"],

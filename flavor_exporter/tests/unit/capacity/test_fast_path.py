@@ -26,6 +26,7 @@ import random
 import fixtures
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import vector_fit
@@ -35,7 +36,7 @@ from flavor_exporter.tests import base
 ALIASES = pci_alias.parse_aliases([
     '{"name": "X", "resource_class": "CUSTOM_PCI_X"}',
     '{"name": "P100", "vendor_id": "10de", "product_id": "15f8"}'])
-TRAITS = ('CUSTOM_T1', 'CUSTOM_T2')
+TRAITS = ('CUSTOM_T1', 'CUSTOM_T2', fit.MANAGED_PCI_TRAIT)
 CHILD_CLASSES = ('VGPU', 'CUSTOM_PCI_X', 'CUSTOM_X')
 
 
@@ -83,9 +84,17 @@ def _host(rng, index, template, zones):
             parent_uuid=None if parent is None else 'h%d-p%d' % (index,
                                                                  parent),
             inventories=dict(inventories), usages=usages, traits=traits))
-    aggregates = []
+    # Labels most flavors do not read (a cell, a rack per host), one
+    # some flavors read, and group_policy, which AggregateInstanceExtra
+    # SpecsFilter reads as an unscoped key of flavors that set it.
+    aggregates = [model.Aggregate('cell', {'cell': 'cell%d' % rng.randint(
+        1, 3), 'rack': 'rack-%d' % index})]
     if rng.random() < 0.3:
-        aggregates.append(model.Aggregate('fast', {'fast': 'true'}))
+        aggregates.append(model.Aggregate('fast', {'fast': rng.choice(
+            ('true', 'true, nvme', 'false'))}))
+    if rng.random() < 0.2:
+        aggregates.append(model.Aggregate('policy', {
+            'group_policy': rng.choice(('none', 'isolate'))}))
     return model.Host(
         'host-%d' % index, 'node-%d' % index,
         enabled=rng.random() > 0.1, up=rng.random() > 0.1,
@@ -117,7 +126,10 @@ def _flavor(rng, index):
         specs['pci_passthrough:alias'] = '%s:%d' % (
             rng.choice(('X', 'P100')), rng.randint(1, 2))
     if rng.random() < 0.1:
-        specs['aggregate_instance_extra_specs:fast'] = 'true'
+        specs['aggregate_instance_extra_specs:fast'] = rng.choice(
+            ('true', '<in> nvme'))
+    if rng.random() < 0.03:
+        specs['aggregate_instance_extra_specs:cell'] = 's>= cell2'
     return model.Flavor('id-%d' % index, 'flavor-%02d' % index,
                         vcpus=rng.randint(1, 4),
                         ram=rng.choice((512, 1024, 2048)),
@@ -150,11 +162,14 @@ def _view(capacity):
 class TestFastPathMatchesReference(base.BaseTestCase):
 
     def test_random_clouds(self):
-        options = engine.Options(aliases=ALIASES)
         one_by_one = self.useFixture(fixtures.MockPatchObject(
             vector_fit, 'fit_hosts', wraps=vector_fit.fit_hosts)).mock
-        shapes = set()
+        shapes, reasons = set(), set()
         for seed in range(200):
+            # One cloud in four as if AggregateInstanceExtraSpecsFilter
+            # were off: then no aggregate label matters.
+            options = engine.Options(
+                aliases=ALIASES, aggregate_instance_extra_specs=seed % 4 != 3)
             cloud = snapshot(seed)
             fast = engine.compute(cloud, options)
             slow = engine.reference_compute(cloud, options)
@@ -165,9 +180,12 @@ class TestFastPathMatchesReference(base.BaseTestCase):
                              render.documents(fast), 'seed %d' % seed)
             for capacity in fast.flavors:
                 shapes.add(capacity.limited_by)
+                reasons.update(capacity.excluded)
         # The random clouds reach what the test is about: both paths,
-        # nested classes, GPU pools, hosts limited by no single class.
+        # nested classes, GPU pools, hosts limited by no single class,
+        # hosts that aggregate metadata excludes.
         self.assertGreater(one_by_one.call_count, 20)
+        self.assertIn('aggregate metadata does not match', reasons)
         self.assertTrue({None, 'VGPU', 'CUSTOM_PCI_X', 'VCPU',
                          'GPU_AGGREGATE'} <= shapes, shapes)
 
@@ -182,3 +200,42 @@ class TestFastPathMatchesReference(base.BaseTestCase):
                                         engine.Options(aliases=ALIASES))
         self.assertEqual([_view(c) for c in slow.flavors],
                          [_view(c) for c in fast.flavors])
+
+
+class TestFitsReused(base.BaseTestCase):
+    """What a worker's next refresh reuses gives the same numbers."""
+
+    def test_refreshes_with_changing_usages(self):
+        options = engine.Options(aliases=ALIASES)
+        fits = vector_fit.Fits()
+        rng = random.Random(3)
+        reused = []
+        for seed in range(20):
+            cloud = snapshot(seed)
+            for refresh in range(4):
+                if refresh == 3:
+                    # One host's usage moves: only its group is fitted
+                    # again.
+                    provider = rng.choice([p for h in cloud.hosts
+                                           for p in h.providers])
+                    for rc in provider.inventories:
+                        provider.usages[rc] = rng.randint(0, 3)
+                computed_before = fits.computed
+                fast = engine.compute(cloud, options, fits)
+                slow = engine.reference_compute(cloud, options)
+                self.assertEqual([_view(c) for c in slow.flavors],
+                                 [_view(c) for c in fast.flavors],
+                                 'seed %d refresh %d' % (seed, refresh))
+                self.assertEqual(render.documents(slow),
+                                 render.documents(fast))
+                reused.append((refresh, fits.reused, fits.computed,
+                               computed_before))
+        # Nothing changed: everything reused; the first refresh of a new
+        # cloud computes everything.
+        for refresh, hits, computed, _ in reused:
+            if refresh in (1, 2):
+                self.assertEqual(0, computed)
+            if refresh == 0:
+                self.assertEqual(0, hits)
+        self.assertTrue(any(refresh == 3 and hits and computed
+                            for refresh, hits, computed, _ in reused))

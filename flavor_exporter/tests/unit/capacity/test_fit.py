@@ -28,6 +28,12 @@ def provider(uuid, parent=None, traits=(), usages=None, **inventories):
                           traits=frozenset(traits))
 
 
+def pci_device(uuid, parent='root', traits=(), usages=None, **inventories):
+    """A device provider as Nova's PCI tracker makes it."""
+    return provider(uuid, parent, traits={fit.MANAGED_PCI_TRAIT, *traits},
+                    usages=usages, **inventories)
+
+
 def host(*providers, pools=()):
     return model.Host(name='h', node='h.example.org',
                       providers=list(providers), gpu_pools=list(pools))
@@ -121,9 +127,9 @@ class TestNested(base.BaseTestCase):
                                     self.vgpu_host(used=(2, 0)))[0])
 
     def pci_host(self, devices=4, used=0, traits=()):
-        children = [provider('dev%d' % i, 'root', traits=traits,
-                             usages={'CUSTOM_PCI_10DE_1DB4': int(i < used)},
-                             CUSTOM_PCI_10DE_1DB4=Inv(1))
+        children = [pci_device('dev%d' % i, 'root', traits=traits,
+                               usages={'CUSTOM_PCI_10DE_1DB4': int(i < used)},
+                               CUSTOM_PCI_10DE_1DB4=Inv(1))
                     for i in range(devices)]
         return host(compute_root(), *children)
 
@@ -135,6 +141,17 @@ class TestNested(base.BaseTestCase):
         self.assertEqual(1, fit.fit(req, self.pci_host(used=1))[0])
         self.assertEqual(2, fit.fit(req, self.pci_host(used=1),
                                     empty=True)[0])
+
+    def test_pci_devices_only_from_novas_own_providers(self):
+        # Another service's provider of the class (Cyborg's, one made by
+        # hand) is refused by PciPassthroughFilter: not a device.
+        demand = PciDemand('V100', 1, 'CUSTOM_PCI_10DE_1DB4')
+        req = request({'VCPU': 1}, pci=[demand])
+        foreign = provider('fpga', 'root', CUSTOM_PCI_10DE_1DB4=Inv(2))
+        self.assertEqual(0, fit.fit(req, host(compute_root(), foreign))[0])
+        self.assertEqual(1, fit.fit(req, host(
+            compute_root(), foreign,
+            pci_device('d0', CUSTOM_PCI_10DE_1DB4=Inv(1))))[0])
 
     def test_pci_alias_traits(self):
         demand = PciDemand('V100', 1, 'CUSTOM_PCI_10DE_1DB4',
@@ -187,7 +204,7 @@ class TestGpuAggregates(base.BaseTestCase):
     def test_placement_devices_win_over_pools(self):
         demand = PciDemand('V100', 1, 'CUSTOM_PCI_10DE_1DB4')
         tree = host(compute_root(),
-                    provider('d0', 'root', CUSTOM_PCI_10DE_1DB4=Inv(1)),
+                    pci_device('d0', 'root', CUSTOM_PCI_10DE_1DB4=Inv(1)),
                     pools=[model.GpuPool('V100', 8)])
         self.assertEqual(1, fit.fit(request(BASIC, pci=[demand]), tree)[0])
 
@@ -207,15 +224,15 @@ class TestIsolatedPciDevices(base.BaseTestCase):
         # One provider holding 2 units of the class: with isolate, a
         # 2-device instance needs two providers.
         tree = host(compute_root(),
-                    provider('pf0', 'root', CUSTOM_PCI_X=Inv(2)),
-                    provider('pf1', 'root', CUSTOM_PCI_X=Inv(1)))
+                    pci_device('pf0', 'root', CUSTOM_PCI_X=Inv(2)),
+                    pci_device('pf1', 'root', CUSTOM_PCI_X=Inv(1)))
         demand = PciDemand('X', 2, 'CUSTOM_PCI_X')
         self.assertEqual(1, fit.fit(request({'VCPU': 1}, pci=[demand],
                                             policy='isolate'), tree)[0])
         self.assertEqual(1, fit.fit(request({'VCPU': 1}, pci=[demand],
                                             policy='none'), tree)[0])
         four = host(compute_root(),
-                    provider('pf0', 'root', CUSTOM_PCI_X=Inv(4)))
+                    pci_device('pf0', 'root', CUSTOM_PCI_X=Inv(4)))
         self.assertEqual(0, fit.fit(request({'VCPU': 1}, pci=[demand],
                                             policy='isolate'), four)[0])
         self.assertEqual(2, fit.fit(request({'VCPU': 1}, pci=[demand],
@@ -296,8 +313,8 @@ class TestLimitsOnWhatOneInstanceTakes(base.BaseTestCase):
     def test_max_unit_pci_device_groups(self):
         def tree(*maxes):
             return host(compute_root(), *[
-                provider('pf%d' % i, 'root',
-                         CUSTOM_PCI_X=Inv(4, max_unit=m))
+                pci_device('pf%d' % i, 'root',
+                           CUSTOM_PCI_X=Inv(4, max_unit=m))
                 for i, m in enumerate(maxes)])
         demand = PciDemand('X', 2, 'CUSTOM_PCI_X')
         req = request({'VCPU': 1}, pci=[demand], policy='none')

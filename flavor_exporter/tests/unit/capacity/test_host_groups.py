@@ -57,6 +57,22 @@ class TestGroupHosts(base.BaseTestCase):
         self.assertEqual([[0, 4], [1], [2], [3]],
                          [list(g.positions) for g in groups])
 
+    def test_only_metadata_keys_read_split_groups(self):
+        hosts = [gpu_host(name, (0, 0)) for name in 'abcd']
+        for host, cell, ssd in zip(hosts, ('c1', 'c2', 'c1', 'c2'),
+                                   ('true', 'true', 'false', 'true, x')):
+            host.aggregates = [model.Aggregate('cell', {'cell': cell}),
+                               model.Aggregate('ssd', {'ssd': ssd})]
+        self.assertEqual([[0, 1, 2, 3]], [
+            list(g.positions) for g in host_groups.group_hosts(
+                hosts, ['az1'])])
+        groups = host_groups.group_hosts(hosts, ['az1'], frozenset({'ssd'}))
+        self.assertEqual([[0, 1], [2], [3]],
+                         [list(g.positions) for g in groups])
+        self.assertEqual([{'ssd': {'true'}}, {'ssd': {'false'}},
+                          {'ssd': {'true', 'x'}}],
+                         [g.metadata for g in groups])
+
 
 class TestFitGroup(base.BaseTestCase):
 

@@ -29,6 +29,7 @@ from flavor_exporter.cmd import report as cmd_report
 from flavor_exporter.cmd import start
 from flavor_exporter.cmd import worker as cmd_worker
 from flavor_exporter.common import config
+from flavor_exporter.common import config_check
 from flavor_exporter.tests import base
 
 BAD_ALIAS = '{"name": "V100", "vendor_id": "10de"}'
@@ -247,6 +248,60 @@ class TestConfigAccepted(StartTestCase):
         self.stderr.seek(0)
         self.assertEqual('', self.stderr.read())
         self.launcher.assert_called_once()
+
+    def test_documented_sections_are_ours(self):
+        # README documents [oslo_policy]: not "another program's" section.
+        path = self.config_file(
+            '[oslo_policy]\npolicy_file = policy.yaml\n'
+            'enforce_new_defaults = true\n'
+            '[placement_database]\nconnection = sqlite://\n')
+        config.parse_args(['--config-file', path])
+        self.assertEqual(['%s: [placement_database]' % path],
+                         config_check.check(self.conf))
+
+    def test_misspelled_policy_option(self):
+        path = self.config_file('[oslo_policy]\npolicy_fil = p.yaml\n')
+        status = cmd_api.main(['--config-file', path])
+        self.assertRefused('flavor-exporter-api', status,
+                           '[oslo_policy] has no option "policy_fil"; did '
+                           'you mean "policy_file"?')
+
+
+class TestReadmeExamples(StartTestCase):
+    """README's examples of refused configurations are what is printed."""
+
+    README = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..',
+                          'README.rst')
+    PATH = '/etc/flavor-exporter/flavor-exporter.conf'
+    # What each example's file holds, by the example's order.
+    FILES = (None, '[worker]\nrefresh_interval = 5\n',
+             '[worker]\nrefresh_intervall = 60\n',
+             '[document_cahce]\nkey_prefix = x\n')
+
+    def examples(self):
+        with open(self.README) as readme:
+            text = readme.read()
+        block = text.split('and exit status 2::\n\n', 1)[1]
+        block = block.split('\n\n', 1)[0]
+        return [line.strip() for line in block.splitlines()
+                if line.strip().startswith('flavor-exporter-worker: ')]
+
+    def test_each_example(self):
+        examples = self.examples()
+        self.assertEqual(len(self.FILES), len(examples))
+        for number, (text, example) in enumerate(zip(self.FILES, examples)):
+            self.stderr.seek(0)
+            self.stderr.truncate()
+            self.conf.clear()
+            path = os.path.join(self.directory, 'example-%d.conf' % number)
+            if text is not None:
+                with open(path, 'w') as conf:
+                    conf.write(text)
+            status = cmd_worker.main(['--config-file', path])
+            self.assertEqual(config.EXIT_INVALID_CONFIG, status)
+            self.stderr.seek(0)
+            self.assertEqual(example.replace(self.PATH, path),
+                             self.stderr.read().strip())
 
 
 class TestCloudsConfig(StartTestCase):

@@ -175,6 +175,70 @@ class TestCommands(CommandTestCase):
         self.assertIn('Unknown availability zone "az9"', done.stderr)
 
 
+class TestEndpointOverride(CommandTestCase):
+    """Where the API is when the auth's own endpoint is another service's.
+
+    An admin_token cloud has one endpoint for every service (a test cloud's
+    is its Nova): only an override leads to the capacity API. Here that
+    endpoint refuses connections, so a command that did not take the
+    override fails.
+    """
+
+    NOVA = 'http://127.0.0.1:9/v2.1'
+
+    def setUp(self):
+        super().setUp()
+        self.publish()
+        self.serve()
+
+    def names(self, auth, environ=None):
+        return sorted(f['Name'] for f in json.loads(self.openstack(
+            'capacity', 'flavor', 'list', '-f', 'json', auth=auth,
+            environ=environ).stdout))
+
+    def admin_token(self, *more):
+        return ['--os-auth-type', 'admin_token', '--os-token', 'secret',
+                '--os-endpoint', self.NOVA] + list(more)
+
+    def test_without_override_the_auth_endpoint_is_used(self):
+        done = self.openstack('capacity', 'flavor', 'list',
+                              auth=self.admin_token(), status=1)
+        self.assertIn('127.0.0.1:9', done.stderr)
+
+    def test_option(self):
+        self.assertEqual(
+            sorted(f.name for f in sample.flavors()),
+            self.names(self.admin_token('--os-capacity-endpoint-override',
+                                        self.endpoint)))
+
+    def test_environment(self):
+        self.assertEqual(
+            sorted(f.name for f in sample.flavors()),
+            self.names(self.admin_token(), environ={
+                'OS_CAPACITY_ENDPOINT_OVERRIDE': self.endpoint}))
+
+    def test_clouds_yaml(self):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'clouds.yaml')
+        with open(path, 'w') as f:
+            yaml.safe_dump({'clouds': {'demo': {
+                'auth_type': 'admin_token',
+                'auth': {'endpoint': self.NOVA, 'token': 'secret'},
+                'capacity_endpoint_override': self.endpoint}}}, f)
+        self.assertEqual(
+            sorted(f.name for f in sample.flavors()),
+            self.names(['--os-cloud', 'demo'],
+                       environ={'OS_CLIENT_CONFIG_FILE': path}))
+
+    def test_token_and_endpoint(self):
+        # openstackclient's own way: --os-token with --os-endpoint is the
+        # admin_token auth type, whose endpoint serves every service.
+        self.assertEqual(
+            sorted(f.name for f in sample.flavors()),
+            self.names(['--os-token', 'secret', '--os-endpoint',
+                        self.endpoint]))
+
+
 class TestSeveralClouds(CommandTestCase):
     """A service of three clouds: west (the default), east and north.
 

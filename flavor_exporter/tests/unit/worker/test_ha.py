@@ -71,10 +71,13 @@ class TestLeadership(base.TestCase):
         self.assertTrue(two.leads())
         self.assertFalse(one.leads())
 
-    def test_unreachable_backend_refreshes_anyway(self):
+    def test_unreachable_backend_refreshes_anyway_uncertain(self):
         member = self.member()
+        self.assertTrue(member.leads())
+        self.assertTrue(member.certain)
         self.memcached.stop()
         self.assertTrue(member.leads())
+        self.assertFalse(member.certain)
 
     def test_memory_cache_means_one_worker(self):
         self.flags(group='document_cache', backend='memory')
@@ -85,6 +88,7 @@ class TestLeadership(base.TestCase):
 class FakeLeadership:
     def __init__(self):
         self.leading = False
+        self.certain = True
 
     def leads(self):
         return self.leading
@@ -123,7 +127,8 @@ class TestTick(TickTestCase):
         self.worker.refresher.refresh.assert_not_called()
         self.now += 60
         self.worker.tick()
-        self.worker.refresher.refresh.assert_called_once_with()
+        self.worker.refresher.refresh.assert_called_once_with(
+            record_failure=True)
         self.now += 50
         self.worker.tick()
         self.assertEqual(1, self.worker.refresher.refresh.call_count)
@@ -131,7 +136,15 @@ class TestTick(TickTestCase):
     def test_a_leader_of_a_cold_cache_refreshes_at_once(self):
         self.worker.leadership.leading = True
         self.worker.tick()
-        self.worker.refresher.refresh.assert_called_once_with()
+        self.worker.refresher.refresh.assert_called_once_with(
+            record_failure=True)
+
+    def test_failures_of_a_leader_by_assumption_are_not_recorded(self):
+        self.worker.leadership.leading = True
+        self.worker.leadership.certain = False  # no coordination backend
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_called_once_with(
+            record_failure=False)
 
     def test_a_failed_tick_is_one_line_and_the_timer_lives_on(self):
         self.worker.leadership.leads = mock.Mock(
@@ -160,7 +173,8 @@ class TestRefreshRequests(TickTestCase):
     def test_answered_at_the_next_tick_once(self):
         self.ask()
         self.worker.tick()
-        self.worker.refresher.refresh.assert_called_once_with()
+        self.worker.refresher.refresh.assert_called_once_with(
+            record_failure=True)
         self.assertIsNone(self.worker._publisher.refresh_request())
         self.now += 5
         self.worker.tick()
@@ -206,7 +220,7 @@ class TestRefreshRequests(TickTestCase):
         self.ask()
         self.now += 5
         worker.tick()
-        worker.refresher.refresh.assert_called_once_with()
+        worker.refresher.refresh.assert_called_once_with(record_failure=True)
 
     def test_parts_missing_from_the_current_generation(self):
         pointer = self.worker._publisher.publish({'a': b'1'}, {}, T0)

@@ -226,12 +226,14 @@ class TestPredecessorExample(base.TestCase):
         self.assertEqual(['VGPU: not observable by this source (it sees '
                           'DISK_GB, MEMORY_MB, VCPU); not counted, use the '
                           'placement source'], vgpu.request.unsupported)
-        # GPU aggregates count the PCI alias flavors: no note contradicts
-        # that, none says the alias is unknown.
+        # GPU aggregates count the PCI alias flavors exactly: nothing is
+        # unsupported, a note says how they were counted.
         medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
-        self.assertEqual(["PCI alias 'V100' is not in [pci] alias: counted "
-                          "from GPU host aggregates only, not from devices "
-                          "in Placement"], medium.request.unsupported)
+        self.assertEqual([], medium.request.unsupported)
+        self.assertEqual(["PCI alias 'V100': GPUs counted from GPU host "
+                          "aggregates (gpu_count, gpu_type); name it in "
+                          "[pci] alias to count PCI devices reported to "
+                          "Placement instead"], medium.request.notes)
 
     def test_server_whose_flavor_cannot_be_read_is_a_problem(self):
         bodies = copy.deepcopy(CLOUD)

@@ -12,12 +12,17 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import functools
+import http.server
+import json
+import threading
 from unittest import mock
 
 import fixtures
 import requests
 
 from flavor_exporter.tests import base
+from flavor_exporter.worker import lean_session
 from flavor_exporter.worker import openstack
 
 ENVIRONMENT = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy',
@@ -25,7 +30,7 @@ ENVIRONMENT = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy',
                'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE')
 
 
-class TestEnvironmentOnceSession(base.TestCase):
+class TestLeanSessionEnvironment(base.TestCase):
 
     def setUp(self):
         super().setUp()
@@ -43,7 +48,7 @@ class TestEnvironmentOnceSession(base.TestCase):
     def test_proxies_as_requests_decides_them(self):
         self.env(https_proxy='http://proxy.example.org:3128',
                  no_proxy='placement.internal,.local.example.org')
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         self.assertFalse(session.trust_env)
         plain = requests.Session()
         for url, proxied in (('https://nova.example.org/v2.1', True),
@@ -57,7 +62,7 @@ class TestEnvironmentOnceSession(base.TestCase):
 
     def test_environment_read_once_per_endpoint(self):
         self.env(http_proxy='http://proxy.example.org:3128')
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         real = requests.utils.get_environ_proxies
         with mock.patch.object(requests.utils, 'get_environ_proxies',
                                side_effect=real) as lookup:
@@ -69,7 +74,7 @@ class TestEnvironmentOnceSession(base.TestCase):
 
     def test_explicit_proxies_win(self):
         self.env(http_proxy='http://proxy.example.org:3128')
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         settings = session.merge_environment_settings(
             'http://nova.example.org/', {'http': 'http://mine:8080'}, None,
             True, None)
@@ -77,7 +82,7 @@ class TestEnvironmentOnceSession(base.TestCase):
 
     def test_ca_bundle_read_at_creation(self):
         self.env(REQUESTS_CA_BUNDLE='/etc/ssl/cloud-ca.pem')
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         self.env(REQUESTS_CA_BUNDLE='/elsewhere.pem')
         url = 'https://nova.example.org/'
         self.assertEqual('/etc/ssl/cloud-ca.pem',
@@ -88,7 +93,7 @@ class TestEnvironmentOnceSession(base.TestCase):
                          self.settings(session, url, '/my.pem')['verify'])
 
     def test_no_netrc_lookup(self):
-        session = openstack.EnvironmentOnceSession()
+        session = lean_session.LeanSession()
         with mock.patch.object(requests.sessions, 'get_netrc_auth') as netrc:
             session.prepare_request(requests.Request(
                 'GET', 'https://nova.example.org/'))
@@ -106,7 +111,7 @@ class TestSettleEnvironment(base.TestCase):
         connection = mock.Mock(session=keystone)
         self.assertIs(connection, openstack.settle_environment(connection))
         settled = keystone.session
-        self.assertIsInstance(settled, openstack.EnvironmentOnceSession)
+        self.assertIsInstance(settled, lean_session.LeanSession)
         self.assertFalse(settled.trust_env)
         # keystoneauth's TCP keep-alive adapters and headers move over.
         self.assertIs(original.adapters, settled.adapters)
@@ -120,4 +125,68 @@ class TestSettleEnvironment(base.TestCase):
                                'load_auth_from_conf_options'):
             connection = openstack.connect(self.conf)
         self.assertIsInstance(connection.session.session,
-                              openstack.EnvironmentOnceSession)
+                              lean_session.LeanSession)
+
+
+class _Echo(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with the headers it got, as JSON."""
+
+    protocol_version = 'HTTP/1.1'
+
+    def do_GET(self):
+        body = json.dumps({'path': self.path,
+                           'headers': dict(self.headers)}).encode()
+        self.send_response(200)
+        if self.path.startswith('/cookie'):
+            self.send_header('Set-Cookie', 'lb=1; Path=/')
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class TestLeanGet(base.TestCase):
+    """keystoneauth's plain GETs skip Session.request, nothing else."""
+
+    def setUp(self):
+        super().setUp()
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _Echo)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        self.url = 'http://127.0.0.1:%d' % server.server_address[1]
+        self.session = lean_session.LeanSession()
+        self.session.headers['User-Agent'] = 'flavor-exporter test'
+        self.full = self.useFixture(fixtures.MockPatchObject(
+            requests.Session, 'request', wraps=functools.partial(
+                requests.Session.request, self.session))).mock
+
+    def get(self, path, **kwargs):
+        kwargs.setdefault('allow_redirects', False)
+        return self.session.request('GET', self.url + path, **kwargs)
+
+    def test_plain_get_is_lean_and_sends_the_same(self):
+        answer = self.get('/a b', params={'limit': 2, 'marker': 'x:y'},
+                          headers={'X-Auth-Token': 't', 'Accept': None})
+        self.full.assert_not_called()
+        seen = answer.json()
+        self.assertEqual('/a%20b?limit=2&marker=x%3Ay', seen['path'])
+        self.assertEqual('t', seen['headers']['X-Auth-Token'])
+        self.assertEqual('flavor-exporter test',
+                         seen['headers']['User-Agent'])
+        self.assertNotIn('Accept', seen['headers'])
+        self.assertEqual(200, answer.status_code)
+        self.assertIsNotNone(answer.elapsed)
+
+    def test_other_requests_and_cookies_take_requests_path(self):
+        self.get('/x', allow_redirects=True)
+        self.assertEqual(1, self.full.call_count)
+        # A server that sets a cookie gets it back, the usual way.
+        self.get('/cookie')
+        self.assertEqual(1, self.full.call_count)
+        seen = self.get('/after').json()
+        self.assertEqual(2, self.full.call_count)
+        self.assertEqual('lb=1', seen['headers']['Cookie'])

@@ -420,6 +420,28 @@ class TestTrees(PlacementSourceTestCase):
                           'usages_read': 0, 'usages_summarized': 6},
                          self.source.last_stats)
 
+    def test_access_lists_are_kept_between_collects(self):
+        self.cloud.add_flavor('private')
+        flavor = self.cloud.flavors[-1]
+        flavor['os-flavor-access:is_public'] = False
+        path = '/flavors/%s/os-flavor-access' % flavor['id']
+        self.client.bodies[path] = {'flavor_access': [
+            {'flavor_id': flavor['id'], 'tenant_id': 'p1'}]}
+        first = self.collect()
+        start = self.client.call_count
+        second = self.collect()
+        self.assertNotIn(path, self.client.paths(start))
+        self.assertEqual([('p1',)] * 2, [
+            [f.projects for f in snapshot.flavors if f.name == 'private'][0]
+            for snapshot in (first, second)])
+        # [worker] flavor_access_max_age = 0: read at every refresh.
+        self.flags(group='worker', flavor_access_max_age=0)
+        source = placement_source.PlacementSource(self.conf)
+        for _ in range(2):
+            start = self.client.call_count
+            source.collect(self.client)
+            self.assertIn(path, self.client.paths(start))
+
     def test_generation_change_reads_that_provider_only(self):
         self.collect()
         rp = self.cloud.providers[self.vgpu_b]

@@ -186,6 +186,13 @@ class TestRefresher(base.TestCase):
         self.assertNotEqual(good['generation'],
                             self.store.reader.current()['generation'])
 
+    def test_a_failure_not_to_record_leaves_the_status_alone(self):
+        self.assertTrue(self.refresher.refresh())
+        recorded = self.store.reader.status()
+        self.source.error = openstack.CloudError('no credentials')
+        self.assertFalse(self.refresher.refresh(record_failure=False))
+        self.assertEqual(recorded, self.store.reader.status())
+
     def test_failure_is_one_error_line(self):
         logs = self.useFixture(fixtures.FakeLogger(
             name='flavor_exporter.worker.refresh', level=logging.INFO,

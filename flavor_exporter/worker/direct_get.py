@@ -1,0 +1,175 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""A service's GETs sent over urllib3, once openstacksdk has found it.
+
+A cold refresh of a large cloud is some 19,000 GETs (one inventories read
+per resource provider; Placement has no bulk read). Through openstacksdk,
+keystoneauth and requests, each costs about three times the CPU urllib3
+alone needs to send it and read the answer, for work whose result is the
+same on every call: which endpoint, which headers, which TLS and proxy
+settings. So CloudClient sends a service's first GET the usual way -
+openstacksdk authenticates, reads the catalog and discovers versions, with
+all its errors - and then builds a DirectLane from what that call used:
+the endpoint, the headers other than the token, the session's TLS
+settings and timeout. Each later GET asks keystoneauth for the current
+token (it renews it as usual) and goes straight to urllib3.
+
+What the lane does not do it leaves to the usual path: an endpoint behind
+a proxy gets no lane at all, and a 401 is sent again the usual way, which
+renews the token and retries as keystoneauth does. Transport errors are
+raised as the keystoneauth exceptions the usual path raises for them, so
+that the messages and hints of a failed refresh stay the same.
+"""
+
+import json
+import os
+import urllib.parse
+
+from keystoneauth1 import exceptions as ks_exc
+import requests
+import urllib3
+
+# Headers of the SDK's call that the lane does not copy: the token is asked
+# for on every call, the microversion is each call's.
+_PER_CALL = frozenset(('x-auth-token', 'openstack-api-version',
+                       'x-openstack-nova-api-version', 'content-length',
+                       'connection'))
+
+
+def microversion_headers(service, microversion):
+    """The headers keystoneauth sends for a service type's microversion."""
+    if not microversion:
+        return {}
+    headers = {'OpenStack-API-Version': '%s %s' % (service, microversion)}
+    if service == 'compute':
+        # Nova before 2.27 reads only the legacy header.
+        headers['X-OpenStack-Nova-API-Version'] = microversion
+    return headers
+
+
+def _tls(session):
+    """urllib3 PoolManager keywords for a keystoneauth session's TLS."""
+    verify = session.verify
+    if verify is True or verify is None:
+        # What requests would use: the environment's bundle, or certifi's.
+        verify = (os.environ.get('REQUESTS_CA_BUNDLE')
+                  or os.environ.get('CURL_CA_BUNDLE')
+                  or requests.utils.DEFAULT_CA_BUNDLE_PATH)
+    if verify is False:
+        options = {'cert_reqs': 'CERT_NONE'}
+    elif os.path.isdir(verify):
+        options = {'cert_reqs': 'CERT_REQUIRED', 'ca_cert_dir': verify}
+    else:
+        options = {'cert_reqs': 'CERT_REQUIRED', 'ca_certs': verify}
+    cert = session.cert
+    if isinstance(cert, (tuple, list)):
+        options['cert_file'], options['key_file'] = cert
+    elif cert:
+        options['cert_file'] = cert
+    return options
+
+
+def pool_manager(session, maxsize):
+    """A urllib3 PoolManager with the session's TLS settings and timeout.
+
+    maxsize: connections kept per endpoint, the client's concurrency.
+    """
+    timeout = session.timeout
+    return urllib3.PoolManager(
+        maxsize=maxsize, retries=urllib3.Retry(0, read=False),
+        timeout=urllib3.Timeout(connect=timeout, read=timeout),
+        **_tls(session))
+
+
+def _as_keystoneauth(url, exc):
+    """The keystoneauth exception the usual path raises for exc."""
+    if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason:
+        exc = exc.reason
+    if isinstance(exc, urllib3.exceptions.SSLError):
+        return ks_exc.SSLError('SSL exception connecting to %s: %s'
+                               % (url, exc))
+    # urllib3's NewConnectionError is a ConnectTimeoutError too; like
+    # requests, this maps it to a failure to connect.
+    if (isinstance(exc, urllib3.exceptions.TimeoutError)
+            and not isinstance(exc, urllib3.exceptions.NewConnectionError)):
+        return ks_exc.ConnectTimeout('Request to %s timed out' % url)
+    return ks_exc.ConnectFailure('Unable to establish connection to %s: %s'
+                                 % (url, exc))
+
+
+class Answer:
+    """What CloudClient reads of a response, from either path."""
+
+    def __init__(self, status_code, content):
+        self.status_code = status_code
+        self.content = content
+
+    @property
+    def text(self):
+        return self.content.decode('utf-8', 'replace')
+
+    def json(self):
+        return json.loads(self.content)
+
+
+class DirectLane:
+    """GETs of one service straight over urllib3."""
+
+    def __init__(self, service, base_url, headers, session, pools):
+        self.service = service
+        self._base_url = base_url.rstrip('/')
+        self._headers = headers
+        self._session = session
+        self._pools = pools
+
+    @classmethod
+    def after(cls, service, proxy, response, session, pools):
+        """The lane for what response's call used, or None.
+
+        None when the endpoint is reached through a proxy (from the
+        environment or the session): those calls keep the usual path.
+        """
+        base_url = proxy.get_endpoint()
+        if not base_url or getattr(session.session, 'proxies', None):
+            return None
+        scheme = urllib.parse.urlsplit(base_url).scheme
+        proxies = requests.utils.get_environ_proxies(base_url)
+        if proxies.get(scheme) or proxies.get('all'):
+            return None
+        headers = {name: value
+                   for name, value in response.request.headers.items()
+                   if name.lower() not in _PER_CALL}
+        return cls(service, base_url, headers, session, pools)
+
+    def get(self, path, microversion=None, params=None):
+        """An Answer, or None when the usual path must answer instead.
+
+        None for a 401 (keystoneauth renews the token and asks again) and
+        a redirect (keystoneauth follows it). Transport errors raise the
+        keystoneauth exceptions the usual path raises.
+        """
+        url = '%s/%s' % (self._base_url, path.lstrip('/'))
+        if params:
+            url += '?' + urllib.parse.urlencode(params, doseq=True)
+        headers = dict(self._headers)
+        headers.update(self._session.get_auth_headers() or {})
+        headers.update(microversion_headers(self.service, microversion))
+        try:
+            response = self._pools.request('GET', url, headers=headers,
+                                           redirect=False)
+        except urllib3.exceptions.HTTPError as exc:
+            raise _as_keystoneauth(url, exc) from exc
+        if response.status == 401 or 300 <= response.status < 400:
+            return None
+        return Answer(response.status, response.data)

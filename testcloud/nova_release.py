@@ -1,0 +1,79 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Where the Nova releases the test cloud runs differ, and nowhere else.
+
+The cloud is built from Nova's functional-test fixtures (``nova.test``,
+``nova.tests.fixtures``, ``nova.tests.functional``), which are not a stable
+API: what works on Nova 34 (2026.2) may be missing or spelled otherwise on
+Nova 29 (2024.1). Every such difference is one function here; the rest of
+the cloud calls these and stays release-agnostic. Where the installed Nova
+can be asked (an attribute, a signature), it is asked; only what must be
+decided before Nova is imported goes by its version number.
+
+Import this module before Nova: :func:`choose_concurrency` must run first.
+"""
+
+import importlib.metadata
+import os
+
+NOVA_MAJOR = int(importlib.metadata.version('nova').split('.')[0])
+
+
+def choose_concurrency():
+    """Run Nova with native threads where it can, else under eventlet.
+
+    Nova 32 (2025.2) and later decide in ``monkey_patch.patch()`` and run
+    on native threads when ``OS_NOVA_DISABLE_EVENTLET_PATCHING`` is set;
+    threads keep the loopback servers and Nova's services out of each
+    other's way. Nova 29 only works under eventlet (its resource tracker
+    deep-copies provider trees holding locks, which real locks refuse) and
+    patches when ``nova.monkey_patch`` is imported unless that variable is
+    set; the loopback servers then run as green threads, as Nova's own
+    functional tests do. Either way the decision is made before anything
+    imports socketserver, futurist or oslo.messaging.
+    """
+    if NOVA_MAJOR < 32:
+        os.environ.pop('OS_NOVA_DISABLE_EVENTLET_PATCHING', None)
+        import nova.monkey_patch  # noqa: F401 (patches on import)
+        return
+    os.environ['OS_NOVA_DISABLE_EVENTLET_PATCHING'] = '1'
+    from nova import monkey_patch
+    monkey_patch.patch()
+
+
+def versions():
+    """The Nova and Placement versions this cloud runs, for its ready file."""
+    return {name: importlib.metadata.version(dist) for name, dist in (
+        ('nova', 'nova'), ('placement', 'openstack-placement'))}
+
+
+def vtpm_traits():
+    """The traits a libvirt compute with ``swtpm_enabled`` reports.
+
+    Every release: both TPM versions. From Nova 30 (2024.2) also both
+    models (traits os-traits 3.1 brought along). From Nova 33 (2026.1),
+    whose scheduler asks a vTPM guest's host for its secret security
+    policy (request_filter.tpm_secret_security_filter), the policies of
+    ``[libvirt] supported_tpm_secret_security``: all three by default.
+    Placement refuses a standard trait its os-traits lacks, so a release
+    cannot be given another's.
+    """
+    import os_traits
+    traits = ['COMPUTE_SECURITY_TPM_1_2', 'COMPUTE_SECURITY_TPM_2_0']
+    if hasattr(os_traits, 'COMPUTE_SECURITY_TPM_TIS'):
+        traits += ['COMPUTE_SECURITY_TPM_TIS', 'COMPUTE_SECURITY_TPM_CRB']
+    from nova.scheduler import request_filter
+    if hasattr(request_filter, 'tpm_secret_security_filter'):
+        traits += ['COMPUTE_SECURITY_TPM_SECRET_SECURITY_' + policy
+                   for policy in ('USER', 'HOST', 'DEPLOYMENT')]
+    return traits
