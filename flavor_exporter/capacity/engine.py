@@ -35,6 +35,7 @@ import numpy
 from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import cloud_filters
 from flavor_exporter.capacity import fit
+from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import request as request_mod
@@ -183,6 +184,7 @@ class Report:
     problems: list
     api_calls: int = 0
     hosts: list = dataclasses.field(default_factory=list)  # model.Host
+    gpus: list = dataclasses.field(default_factory=list)  # gpus.GpuType
 
     @property
     def unreadable(self):
@@ -355,7 +357,15 @@ def reference_compute(snapshot, options):
                                zones, frees, cloud)
                for f in sorted(snapshot.flavors, key=lambda f: f.name)
                if not _skipped(f, patterns)]
-    return _report(snapshot, flavors)
+    report = _report(snapshot, flavors)
+    distinct = {}
+    for result in flavors:
+        if result.request is not None:
+            distinct.setdefault(_request_key(result.request), result.request)
+    report.gpus = gpus.reference_figures(snapshot.hosts,
+                                         list(distinct.values()), options,
+                                         _exclusion, host_metadata)
+    return report
 
 
 def _request_key(request):
@@ -466,6 +476,7 @@ def compute(snapshot, options, fits=None):
     if fits is not None:
         fits.start(groups)
     known = {}
+    distinct = []  # (request, HostNumbers) of each distinct request
     for result in flavors:
         if result.request is None:
             continue
@@ -476,6 +487,7 @@ def compute(snapshot, options, fits=None):
                    else None)
             numbers = known[key] = _request_numbers(
                 result.request, groups, options, zone_names, fit)
+            distinct.append((result.request, numbers.per_host))
         result.total = numbers.total
         result.available = numbers.available
         for zone, counts in numbers.zones.items():
@@ -487,4 +499,6 @@ def compute(snapshot, options, fits=None):
             result.request.unsupported.append(UNCERTAIN)
     if fits is not None:
         fits.finish()
-    return _report(snapshot, flavors)
+    report = _report(snapshot, flavors)
+    report.gpus = gpus.figures(groups, distinct, options, _exclusion)
+    return report

@@ -38,8 +38,9 @@ from flavor_exporter.api import routes
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.tests.unit.api import base
 
-# Sample values for path parameters, all of published flavors.
-SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default'}
+# Sample values for path parameters, all of published flavors and GPUs.
+SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default',
+           'gpu_type': 'a100'}
 
 
 def documented_routes():
@@ -184,7 +185,7 @@ class TestEveryStatus(base.ApiTestCase):
             answers.append(call(url, headers={'If-None-Match': etag}))
         if route.query != routes.IGNORED:
             answers.append(call(url + '?bogus=1'))
-        for parameter in ('{flavor}', '{flavor_id}', '{cloud}'):
+        for parameter in ('{flavor}', '{flavor_id}', '{cloud}', '{gpu_type}'):
             if parameter in path:
                 answers.append(call(path.replace(parameter, 'nope').format(
                     **SAMPLES)))
