@@ -23,14 +23,14 @@ more projects than one value holds can be named.
 
 require_tenant_aggregate (a request filter, behind [scheduler]
 limit_tenants_to_placement_aggregate): the aggregates of a project are
-those with a ``filter_tenant_id*`` key whose value *is* the project id
-(AggregateList.get_by_metadata compares whole values, so ``a,b`` names
-neither a nor b here). A project that has some is placed only on their
-hosts (member_of in Placement, where Nova mirrors its aggregates onto
-the compute node providers, which span their trees); a project that has
-none is placed anywhere, or, with placement_aggregate_required_for_tenants,
-nowhere. An aggregate without hosts still counts: it confines its
-projects to nothing.
+those with a metadata value that *is* the project id and a
+``filter_tenant_id*`` key (AggregateList.get_by_metadata compares whole
+values, so ``a,b`` names neither a nor b here). A project that has some
+is placed only on their hosts (member_of in Placement, where Nova
+mirrors its aggregates onto the compute node providers, which span their
+trees); a project that has none is placed anywhere, or, with
+placement_aggregate_required_for_tenants, nowhere. An aggregate without
+hosts still counts: it confines its projects to nothing.
 
 For the cloud-wide documents a host is *open* when a project named in no
 aggregate could use it; hosts that only named projects may use are
@@ -126,11 +126,16 @@ def aggregate_ids(aggregates):
 
 
 def project_aggregates(aggregates, project_id):
-    """The ids of the aggregates require_tenant_aggregate gives a project."""
+    """The ids of the aggregates require_tenant_aggregate gives a project.
+
+    As Nova finds them: an aggregate with some metadata value equal to
+    the project id (AggregateList.get_by_metadata(value=...)) and some
+    filter_tenant_id* key, not necessarily the same one.
+    """
     return frozenset(
         _aggregate_id(aggregate) for aggregate in aggregates
-        if any(is_tenant_key(key) and value == project_id
-               for key, value in (aggregate.metadata or {}).items()))
+        if project_id in (aggregate.metadata or {}).values()
+        and any(is_tenant_key(key) for key in aggregate.metadata))
 
 
 def why_not(host_metadata, host_aggregate_ids, project_id, own, isolation):

@@ -23,6 +23,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from flavor_exporter._i18n import _
+from flavor_exporter.api import projects as projects_api
 from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
@@ -31,6 +32,7 @@ from flavor_exporter.common import failures
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import render
 from flavor_exporter.worker import openstack
+from flavor_exporter.worker import projects
 from flavor_exporter.worker import refresh
 
 LOG = log.getLogger(__name__)
@@ -59,6 +61,15 @@ CLI_OPTS = [
                      'hosts where no flavor that could take them can '
                      'start now, and what blocks them), per availability '
                      'zone; json prints the /v2/gpus/ document.'),
+    # "project" is oslo.config's own name: the option is project_id,
+    # given as --project (or --project-id).
+    cfg.StrOpt('project_id', metavar='PROJECT_ID',
+               deprecated_opts=[cfg.DeprecatedOpt('project')],
+               help='What this project can start instead of the cloud: '
+                    'per flavor it may use, the capacity on the hosts it '
+                    'may use, its quota headroom (read now, as Nova counts '
+                    'it) and startable, the smaller; json prints the '
+                    '/v2/projects/PROJECT_ID/flavors/ document.'),
     cfg.BoolOpt('progress', default=None,
                 help='Show on stderr how far reading the cloud has got. '
                      'By default only when stderr is a terminal; never on '
@@ -111,6 +122,38 @@ def format_table(flavors):
          _number(flavor[pub.TOTAL])]
         + [_zone(flavor, zone) for zone in zones]
         + [flavor['limited_by'] or '-'] for flavor in ordered(flavors)])
+
+
+def _headroom(flavor):
+    quota = flavor[pub.QUOTA]
+    if quota['headroom'] is None:
+        return 'unlimited'
+    return '%d (%s)' % (quota['headroom'], quota['limited_by'])
+
+
+def format_project_table(flavors):
+    """A project's flavors: startable, capacity, quota, per zone.
+
+    A zone cell is startable/available there.
+    """
+    zones = sorted({zone for f in flavors for zone in f[pub.ZONES] or ()
+                    if zone})
+    header = (['name', 'gpu', 'startable', 'available', 'quota']
+              + zones + ['limited_by'])
+    numeric = [False, False, True, True, True] + [True] * len(zones) + [
+        False]
+
+    def zone(flavor, name):
+        numbers = (flavor[pub.ZONES] or {}).get(name)
+        if not numbers or not numbers[pub.TOTAL]:
+            return '-'
+        return '%d/%d' % (numbers[pub.STARTABLE], numbers[pub.AVAILABLE])
+    return _table(header, numeric, [
+        [flavor[pub.NAME], _gpu(flavor), str(flavor[pub.STARTABLE]),
+         _number(flavor[pub.AVAILABLE]), _headroom(flavor)]
+        + [zone(flavor, name) for name in zones]
+        + [flavor['startable_limited_by'] or '-']
+        for flavor in ordered(flavors)])
 
 
 def format_gpu_table(gpus):
@@ -247,6 +290,14 @@ def _check(conf):
         raise exceptions.InvalidOption(
             _('--gpu picks GPU flavors, --gpus lists GPU devices by type '
               'instead of flavors: give one of them'))
+    if conf.project_id is not None and conf.gpus:
+        raise exceptions.InvalidOption(
+            _('--project lists what a project can start of each flavor, '
+              '--gpus the cloud\'s GPU devices: give one of them'))
+    if conf.project_id is not None and not projects_api.valid_project_id(
+            conf.project_id):
+        raise exceptions.InvalidOption(
+            _('--project %s is not a project id') % conf.project_id[:80])
     return refresh.engine_options(conf), chosen_cloud(conf)
 
 
@@ -272,6 +323,9 @@ def main(argv):
                 report = refresher.compute()
         else:
             report = refresher.compute()
+        project = None
+        if conf.project_id is not None:
+            project = projects.compute(conf, report, client, conf.project_id)
     except Exception as exc:
         LOG.debug('The report could not be computed', exc_info=True)
         sys.stderr.write('%s: %s%s\n' % (
@@ -280,7 +334,12 @@ def main(argv):
         return 1
     # Only the list it prints: per-host documents are the bulk of a
     # refresh's rendering on a large cloud.
-    if conf.gpus:
+    if project is not None:
+        document = render.project_value(project)
+        if conf.gpu:
+            document[pub.FLAVORS] = [f for f in document[pub.FLAVORS]
+                                     if f['gpu']]
+    elif conf.gpus:
         document = json.loads(render.gpu_list_document(report))
     else:
         document = json.loads(render.list_document(
@@ -288,8 +347,12 @@ def main(argv):
     if conf.format == 'json':
         sys.stdout.write(json.dumps(document, indent=2) + '\n')
     else:
-        sys.stdout.write(format_gpu_table(document[pub.GPUS]) if conf.gpus
-                         else format_table(document[pub.FLAVORS]))
+        if project is not None:
+            sys.stdout.write(format_project_table(document[pub.FLAVORS]))
+        elif conf.gpus:
+            sys.stdout.write(format_gpu_table(document[pub.GPUS]))
+        else:
+            sys.stdout.write(format_table(document[pub.FLAVORS]))
         sys.stdout.write('\n' + footer(cloud, report, document))
         for problem in report.problems:
             sys.stdout.write(_('warning: %s') % problem + '\n')

@@ -62,6 +62,11 @@ class CapacityClient:
             params['availability_zone'] = availability_zone
         return self._get(self._base(cloud) + '/flavors/', params)
 
+    def list_project_flavors(self, project_id, cloud=None):
+        """/v2/projects/ID/flavors/: what one project can start."""
+        return self._get('%s/projects/%s/flavors/' % (
+            self._base(cloud), urllib.parse.quote(project_id, safe='')))
+
     def get_flavor(self, flavor, cloud=None):
         """The /v2/flavors/{id or name} document."""
         return self._get('%s/flavors/%s' % (

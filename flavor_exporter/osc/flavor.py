@@ -22,6 +22,9 @@ from flavor_exporter.osc import plugin
 
 LIST_COLUMNS = ('ID', 'Name', 'GPU', 'Total', 'Available', 'Limited By')
 LIST_FIELDS = ('id', 'name', 'gpu', 'total', 'available', 'limited_by')
+PROJECT_COLUMNS = ('ID', 'Name', 'GPU', 'Startable', 'Available',
+                   'Quota Headroom', 'Quota Limited By', 'Limited By',
+                   'Availability Zones')
 
 
 def gpu_text(gpu):
@@ -64,10 +67,17 @@ class ListFlavor(command.Lister):
         parser.add_argument(
             '--availability-zone', metavar='<zone>',
             help='Figures of one availability zone only')
+        parser.add_argument(
+            '--project', metavar='<project-id>',
+            help='What this project can start: capacity on the hosts it '
+                 'may use, quota headroom, and startable, the smaller '
+                 '(availability zones as startable/available)')
         add_cloud_argument(parser)
         return parser
 
     def take_action(self, parsed_args):
+        if parsed_args.project:
+            return self._project(parsed_args)
         document = _client(self.app).list_flavors(
             gpu=parsed_args.gpu,
             availability_zone=parsed_args.availability_zone,
@@ -77,6 +87,27 @@ class ListFlavor(command.Lister):
             row = dict(flavor, gpu=gpu_text(flavor['gpu']))
             rows.append(tuple(row[field] for field in LIST_FIELDS))
         return LIST_COLUMNS, rows
+
+    def _project(self, parsed_args):
+        document = _client(self.app).list_project_flavors(
+            parsed_args.project, cloud=parsed_args.cloud)
+        rows = []
+        for flavor in document['flavors']:
+            if parsed_args.gpu and not flavor['gpu']:
+                continue
+            zones = flavor['availability_zones'] or {}
+            if parsed_args.availability_zone is not None:
+                zones = {name: numbers for name, numbers in zones.items()
+                         if name == parsed_args.availability_zone}
+            rows.append((
+                flavor['id'], flavor['name'], gpu_text(flavor['gpu']),
+                flavor['startable'], flavor['available'],
+                flavor['quota']['headroom'], flavor['quota']['limited_by'],
+                flavor['startable_limited_by'],
+                ', '.join('%s: %s/%s' % (name, numbers['startable'],
+                                         numbers['available'])
+                          for name, numbers in sorted(zones.items()))))
+        return PROJECT_COLUMNS, rows
 
 
 class ShowFlavor(command.ShowOne):

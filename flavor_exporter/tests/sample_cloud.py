@@ -36,9 +36,12 @@ many_flavors() and many_hosts() make a larger cloud of the same kind.
 """
 
 import datetime
+import time
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
+from flavor_exporter.capacity import projects
+from flavor_exporter.capacity import quota
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import render
 from flavor_exporter.worker import source
@@ -138,6 +141,30 @@ def publish(publisher, flavor_list=None, collected_at=None,
     reader = publisher.reader
     return {name: reader.read(entry)
             for name, entry in reader.manifest(pointer).items()}
+
+
+#: The project publish_project() publishes, and its quota.
+PROJECT = 'p1'
+
+
+def project_quota(read_at=None):
+    """A legacy Nova quota: 10 instances, 20 cores, 50 GiB, 2 cores used."""
+    return quota.ProjectQuota(
+        quota.DB, limits={'instances': 10, 'cores': 20, 'ram': 51200},
+        in_use={'instances': 1, 'cores': 2, 'ram': 2048},
+        read_at=time.time() if read_at is None else read_at)
+
+
+def publish_project(publisher, project_id=PROJECT, read_at=None,
+                    ttl=900):
+    """Publish project_id's document as the worker answers it."""
+    quota_reading = project_quota(read_at)
+    body = render.project_document(projects.compute(
+        report(), project_id, quota_reading))
+    publisher.publish_project(
+        project_id, body, {pub.COMPUTED_AT: time.time(),
+                           pub.QUOTA_READ_AT: quota_reading.read_at}, ttl)
+    return body
 
 
 class Source(source.Source):

@@ -65,6 +65,8 @@ class ApiTestCase(base.TestCase):
         super().setUp()
         # Every request sees the latest publication.
         self.flags(group='api', generation_check_interval=0)
+        # A project nobody answers for is a 503 at once, not in seconds.
+        self.flags(group='projects', wait=0)
         self.backend = FlakyBackend()
         self.store = publisher.Publisher.from_conf(self.conf,
                                                    backend=self.backend)
@@ -110,6 +112,7 @@ class ApiTestCase(base.TestCase):
         collected_at = (datetime.datetime.now(datetime.timezone.utc) -
                         datetime.timedelta(seconds=age))
         served = sample.publish(self.store, flavors, collected_at)
+        sample.publish_project(self.store)
         self.generation = self.store.reader.current()[pub.GENERATION]
         return served
 

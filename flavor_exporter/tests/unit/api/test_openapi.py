@@ -40,7 +40,7 @@ from flavor_exporter.tests.unit.api import base
 
 # Sample values for path parameters, all of published flavors and GPUs.
 SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default',
-           'gpu_type': 'a100'}
+           'gpu_type': 'a100', 'project_id': 'p1'}
 
 
 def documented_routes():

@@ -97,6 +97,15 @@ class FakeClient:
 
     def __init__(self):
         self.calls = collections.Counter()
+        self.asked = []
+
+    def get(self, service, path, microversion=None, params=None):
+        """Nova's os-quota-sets/{project}/detail: 4 instances, 1 used."""
+        self.asked.append((service, path, microversion))
+        return {'quota_set': {
+            'instances': {'limit': 4, 'in_use': 1, 'reserved': 0},
+            'cores': {'limit': -1, 'in_use': 8, 'reserved': 0},
+            'ram': {'limit': -1, 'in_use': 16384, 'reserved': 0}}}
 
 
 class ReadsSlowly:
@@ -208,6 +217,36 @@ class TestChosenCloud(test_start.StartTestCase):
         document = json.loads('\n'.join(lines))
         self.assertEqual(sorted(f[pub.ID] for f in listed()),
                          sorted(f[pub.ID] for f in document[pub.FLAVORS]))
+
+    def test_project_json(self):
+        _group, lines = self.report('', '--project', 'p1', '--format',
+                                    'json')
+        document = json.loads('\n'.join(lines))
+        self.assertEqual('p1', document[pub.PROJECT_ID])
+        self.assertEqual([('compute', '/os-quota-sets/p1/detail', '2.57')],
+                         self.connect.return_value.asked)
+        flavors = {f[pub.NAME]: f for f in document[pub.FLAVORS]}
+        large = flavors['m1.large']
+        # 7 fit; the quota allows 3 more instances.
+        self.assertEqual((7, 3, 3, 'quota'),
+                         (large[pub.AVAILABLE], large[pub.QUOTA]['headroom'],
+                          large[pub.STARTABLE],
+                          large['startable_limited_by']))
+        self.assertEqual('instances', large[pub.QUOTA]['limited_by'])
+        self.assertEqual(2, flavors['gpu.a100'][pub.STARTABLE])
+
+    def test_project_table(self):
+        _group, lines = self.report('', '--project', 'p1')
+        self.assertEqual(['name', 'gpu', 'startable', 'available', 'quota',
+                          'az1', 'az2', 'limited_by'], lines[0].split())
+        large = [line for line in lines if line.startswith('m1.large')]
+        self.assertEqual(['m1.large', '-', '3', '7', '3', '(instances)',
+                          '3/3', '3/4', 'quota'], large[0].split())
+
+    def test_project_and_gpus_refused(self):
+        path = self.config_file('')
+        self.assertEqual(2, report.main(['--config-file', path,
+                                         '--project', 'p1', '--gpus']))
 
     def test_gpus_json_is_the_gpu_list_document(self):
         _group, lines = self.report('', '--gpus', '--format', 'json')

@@ -1,0 +1,127 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The leading worker answers the projects asked about, at bounded cost."""
+
+import json
+
+from flavor_exporter.common import clouds
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
+from flavor_exporter.tests import base
+from flavor_exporter.tests import sample_cloud as sample
+from flavor_exporter.worker import projects
+
+
+class QuotaClient:
+    """Nova's os-quota-sets/{project}/detail; counts the calls."""
+
+    def __init__(self):
+        self.calls = []
+
+    def get(self, service, path, microversion=None, params=None):
+        self.calls.append(path)
+        return {'quota_set': {
+            'instances': {'limit': 2, 'in_use': 0},
+            'cores': {'limit': -1, 'in_use': 0},
+            'ram': {'limit': -1, 'in_use': 0}}}
+
+
+class Refresher:
+
+    def __init__(self):
+        self.client = QuotaClient()
+        self.last_report = sample.report()
+
+
+class Clock:
+
+    def __init__(self):
+        self.now = 1000000.0
+
+    def __call__(self):
+        return self.now
+
+
+class TestAnswers(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.store = publisher.Publisher.from_conf(
+            self.conf, backend=cache.MemoryBackend())
+        self.refresher = Refresher()
+        self.clock = Clock()
+        self.answers = projects.ProjectAnswers(
+            self.conf, self.store, self.refresher,
+            clouds.default(self.conf), clock=self.clock)
+
+    def ask(self, *project_ids):
+        for project_id in project_ids:
+            self.store.reader.request_project(project_id, self.clock(), 60)
+
+    def document(self, project_id):
+        fields, body = self.store.reader.project(project_id)
+        return fields, json.loads(body)
+
+    def test_answers_and_clears(self):
+        self.ask('p1', 'p2')
+        self.assertTrue(self.answers.waiting())
+        self.assertEqual(2, self.answers.answer())
+        self.assertEqual({}, self.store.project_requests())
+        fields, document = self.document('p1')
+        self.assertEqual(self.clock(), fields[pub.QUOTA_READ_AT])
+        large = {f[pub.NAME]: f for f in document[pub.FLAVORS]}['m1.large']
+        self.assertEqual((2, 'instances'), (large[pub.STARTABLE],
+                                            large[pub.QUOTA]['limited_by']))
+        self.assertEqual(2, len(self.refresher.client.calls))
+
+    def test_quota_read_once_per_max_age(self):
+        self.ask('p1')
+        self.answers.answer()
+        self.clock.now += 10
+        self.ask('p1')
+        self.answers.answer()
+        self.assertEqual(1, len(self.refresher.client.calls))
+        self.clock.now += self.conf.projects.max_age
+        self.ask('p1')
+        self.answers.answer()
+        self.assertEqual(2, len(self.refresher.client.calls))
+
+    def test_refresh_republishes_without_calls(self):
+        self.ask('p1')
+        self.answers.answer()
+        self.clock.now += 60
+        self.answers.after_refresh()
+        fields, _document = self.document('p1')
+        self.assertEqual(self.clock(), fields[pub.COMPUTED_AT])
+        self.assertEqual(1, len(self.refresher.client.calls))
+
+    def test_forgotten_after_nobody_asks(self):
+        self.ask('p1')
+        self.answers.answer()
+        self.clock.now += self.conf.projects.forget_after + 1
+        self.answers.after_refresh()
+        self.assertEqual({}, self.answers._known)
+
+    def test_bounded_per_poll(self):
+        self.flags(group='projects', max_per_poll=3)
+        self.ask(*['p%d' % i for i in range(10)])
+        self.assertEqual(3, self.answers.answer())
+        self.assertEqual(7, len(self.store.project_requests()))
+
+    def test_no_report_yet(self):
+        self.refresher.last_report = None
+        self.ask('p1')
+        self.assertEqual(0, self.answers.answer())
+        self.assertEqual(['p1'], list(self.store.project_requests()))
