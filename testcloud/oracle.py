@@ -204,3 +204,65 @@ def boot_until_no_valid_host(conn, flavor, *, limit=DEFAULT_LIMIT):
     Every server created is deleted again before this returns.
     """
     return fill(conn, flavor, limit=limit).count
+
+
+QUOTA_EXCEEDED = 'Quota exceeded'
+
+
+def as_project(conn, project_id, user='member'):
+    """A Connection to conn's cloud as a member of project_id.
+
+    Without Keystone the cloud's stub auth takes the token user:project.
+    """
+    from openstack import connection
+
+    return connection.Connection(
+        auth_type='admin_token',
+        auth={'endpoint': conn.compute.get_endpoint(),
+              'token': '%s:%s' % (user, project_id)},
+        compute_endpoint_override=conn.compute.get_endpoint(),
+        placement_endpoint_override=conn.placement.get_endpoint(),
+        region_name='RegionOne')
+
+
+def set_quota(conn, project_id, **limits):
+    """Set a project's Nova quotas (os-quota-sets), as an admin does."""
+    resp = conn.compute.put('/os-quota-sets/%s' % project_id,
+                            json={'quota_set': limits},
+                            microversion=MICROVERSION)
+    sdk_exc.raise_from_response(resp)
+
+
+def boot_until_refused(conn, flavor, admin, *, limit=DEFAULT_LIMIT):
+    """(servers started, why the next was refused) booting as conn.
+
+    Refused: 403 "Quota exceeded" from the API, or NoValidHost. Every
+    server created is deleted again (by admin, who may read Placement's
+    allocations) before this returns.
+    """
+    fid = flavor_id(conn, flavor)
+    created = []
+    why = None
+    try:
+        while why is None:
+            if len(created) >= limit:
+                raise OracleError('%d servers of %s and no refusal'
+                                  % (limit, flavor))
+            try:
+                server = boot(conn, fid)
+            except sdk_exc.HttpException as exc:
+                if exc.status_code != 403 or QUOTA_EXCEEDED not in str(
+                        exc):
+                    raise
+                why = 'quota'
+                break
+            created.append(server)
+            if server['status'] == 'ERROR':
+                if NO_VALID_HOST not in _fault(server):
+                    raise OracleError('server failed for another reason '
+                                      'than capacity: %s' % _fault(server))
+                why = 'no valid host'
+    finally:
+        delete_servers(admin, created)
+    active = len(created) - (1 if why == 'no valid host' else 0)
+    return active, why

@@ -39,11 +39,15 @@ SCENARIO = 'predecessor'
 
 class CommandsTestCase(base.TestCase):
 
+    #: The cloud's scenario; shared: the process's cloud of it.
+    scenario = SCENARIO
+    shared = True
+
     def setUp(self):
         super().setUp()
         self.cloud = self.useFixture(fe_fixtures.Cloud(
-            SCENARIO, shared=True)).cloud
-        self.spec = scenario_mod.load(SCENARIO)
+            self.scenario, shared=self.shared)).cloud
+        self.spec = scenario_mod.load(self.scenario)
         self.memcached = self.useFixture(loopback.MemcachedFixture())
         self.port = loopback.free_port()
         self.workdir = self.useFixture(fixtures.TempDir()).path
