@@ -476,6 +476,13 @@ def _project_quota(quota):
     if quota.system == 'nova':
         body['count_usage_from_placement'] = \
             quota.count_usage_from_placement
+    body['notes'] = []
+    if quota.system == 'unified_limits':
+        # Said in every answer until a functional test proves it.
+        body['notes'].append(
+            'Keystone unified limits are counted as nova.limit.placement '
+            'counts them, but not yet checked against a real Nova '
+            '(Nova\'s legacy quotas are): the headroom may differ.')
     return body
 
 

@@ -15,13 +15,16 @@
 
 import json
 
+from flavor_exporter.capacity import quota
 from flavor_exporter.common import clouds
+from flavor_exporter.conf import quota as quota_conf
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.worker import projects
+from flavor_exporter.worker import quotas
 
 
 class QuotaClient:
@@ -125,3 +128,50 @@ class TestAnswers(base.TestCase):
         self.ask('p1')
         self.assertEqual(0, self.answers.answer())
         self.assertEqual(['p1'], list(self.store.project_requests()))
+
+
+class KeystoneClient:
+    """os-quota-sets, Placement /usages at 1.38 and Keystone's limits."""
+
+    def __init__(self):
+        self.calls = []
+
+    def get(self, service, path, microversion=None, params=None):
+        self.calls.append((service, path))
+        if service == 'compute':
+            return {'quota_set': {'instances': {'limit': -1, 'in_use': 2}}}
+        if service == 'placement':
+            return {'usages': {
+                'INSTANCE': {'consumer_count': 2, 'VCPU': 6,
+                             'MEMORY_MB': 4096},
+                'MIGRATION': {'consumer_count': 1, 'VCPU': 2}}}
+        if path == '/services':
+            return {'services': [{'id': 'nova-svc'}]}
+        if path == '/limits':
+            return {'limits': [{'resource_name': 'class:VCPU',
+                                'resource_limit': 10}]}
+        return {'registered_limits': [
+            {'resource_name': 'servers', 'default_limit': 10},
+            {'resource_name': 'class:VCPU', 'default_limit': 20},
+            {'resource_name': 'class:MEMORY_MB', 'default_limit': -1},
+            {'resource_name': 'class:DISK_GB', 'default_limit': -1}]}
+
+
+class TestUnifiedReading(base.TestCase):
+
+    def test_limits_usage_and_registered_kept(self):
+        self.flags(group='quota', driver=quota_conf.UNIFIED_DRIVER)
+        client = KeystoneClient()
+        reader = quotas.QuotaReader(self.conf, clock=Clock())
+        reading = reader.read(client, 'p1')
+        self.assertEqual(quota.UNIFIED, reading.system)
+        # Usage of every consumer type, summed as Nova sums it.
+        self.assertEqual({'servers': 2, 'class:VCPU': 8,
+                          'class:MEMORY_MB': 4096}, reading.in_use)
+        self.assertEqual({'class:VCPU': 10}, reading.limits)
+        self.assertEqual(10, reading.registered['servers'])
+        reader.read(client, 'p2')
+        # Service and registered limits are read once for all projects.
+        self.assertEqual(1, client.calls.count(('identity', '/services')))
+        self.assertEqual(1, client.calls.count(
+            ('identity', '/registered_limits')))
