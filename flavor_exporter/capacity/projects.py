@@ -107,6 +107,7 @@ def _smaller(available, allowed):
 
 def _flavor(capacity, headroom, allowed, reasons, zone_codes, zones,
             columns):
+    """reasons: (why-not names, the name's index per host; 0: allowed)."""
     if capacity.request is None:
         # Nova's API refuses such a flavor: nothing starts.
         return ProjectFlavor(capacity, None, None, {}, {}, headroom, 0,
@@ -114,10 +115,10 @@ def _flavor(capacity, headroom, allowed, reasons, zone_codes, zones,
     positions, totals, available = columns
     mine = allowed[positions] if len(positions) else \
         numpy.zeros(0, dtype=bool)
-    excluded = {}
-    for position in positions[~mine]:
-        why = reasons[position]
-        excluded[why] = excluded.get(why, 0) + 1
+    names, codes = reasons
+    counts = numpy.bincount(codes[positions], minlength=len(names))
+    excluded = {names[i]: int(counts[i]) for i in range(1, len(names))
+                if counts[i]}
     codes = zone_codes[positions[mine]]
     zone_total = numpy.bincount(codes, weights=totals[mine],
                                 minlength=len(zones))
@@ -135,13 +136,29 @@ def _flavor(capacity, headroom, allowed, reasons, zone_codes, zones,
         excluded, headroom, startable, limited_by)
 
 
-def compute(report, project_id, quota, isolation=tenancy.OFF):
+def _coded(reasons):
+    """(names, codes): index 0 for None, then each reason's own index."""
+    names = [None]
+    index = {None: 0}
+    codes = numpy.zeros(len(reasons), dtype=numpy.int64)
+    for i, why in enumerate(reasons):
+        if why not in index:
+            index[why] = len(names)
+            names.append(why)
+        codes[i] = index[why]
+    return names, codes
+
+
+def compute(report, project_id, quota, isolation=tenancy.OFF,
+            columns=None):
     """The ProjectReport of project_id over report (engine.Report).
 
     quota: the project's quota.ProjectQuota, None when Nova enforces none.
+    columns: a dict kept by the caller for all projects of one report:
+    the per-host columns of its flavors, made once for all of them.
     """
-    reasons = host_reasons(report, project_id, isolation)
-    allowed = numpy.array([why is None for why in reasons], dtype=bool)
+    reasons = _coded(host_reasons(report, project_id, isolation))
+    allowed = reasons[1] == 0
     zones = sorted({h.availability_zone for h in report.hosts
                     if h.availability_zone})
     if any(h.availability_zone is None for h in report.hosts):
@@ -151,7 +168,7 @@ def compute(report, project_id, quota, isolation=tenancy.OFF):
                               for h in report.hosts], dtype=numpy.int64)
     position_of = {host.name: i for i, host in enumerate(report.hosts)}
     # Flavors of one request share their columns (engine.HostNumbers).
-    columns = {}
+    columns = {} if columns is None else columns
     flavors = []
     for capacity in report.flavors:
         if not may_use(capacity.flavor, project_id):

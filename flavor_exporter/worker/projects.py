@@ -64,6 +64,8 @@ class ProjectAnswers:
         self._isolation = refresh.tenant_isolation(conf)
         # project id -> [quota.ProjectQuota, when last asked about]
         self._known = {}
+        # (report, its per-host columns): shared by all its projects.
+        self._columns = (None, {})
 
     def waiting(self):
         """Whether some project is asked about."""
@@ -129,8 +131,10 @@ class ProjectAnswers:
             return None
 
     def _publish(self, project_id, report, quota):
+        if self._columns[0] is not report:
+            self._columns = (report, {})
         project = projects_mod.compute(report, project_id, quota,
-                                       self._isolation)
+                                       self._isolation, self._columns[1])
         fields = {pub.COMPUTED_AT: self._clock(),
                   pub.QUOTA_READ_AT: quota.read_at}
         try:
