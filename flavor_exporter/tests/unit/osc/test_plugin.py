@@ -142,6 +142,17 @@ class TestCommands(CommandTestCase):
                          {f['ID']: (f['Total'], f['Available'])
                           for f in listed})
 
+    def test_project_list(self):
+        listed = json.loads(self.openstack(
+            'capacity', 'flavor', 'list', '--project', 'p1', '-f',
+            'json').stdout)
+        large = {f['Name']: f for f in listed}['m1.large']
+        self.assertEqual((2, 7, 2, 'cores', 'quota'),
+                         (large['Startable'], large['Available'],
+                          large['Quota Headroom'], large['Quota Limited By'],
+                          large['Limited By']))
+        self.assertEqual('az1: 2/3, az2: 2/4', large['Availability Zones'])
+
     def test_table_csv_and_yaml(self):
         table = self.openstack('capacity', 'flavor', 'list').stdout
         self.assertIn('| ID ', table)
