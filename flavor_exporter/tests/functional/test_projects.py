@@ -37,7 +37,8 @@ QUOTAS = {'proj-a': {'instances': 3}, 'proj-b': {'cores': 4}}
 EXPECTED = {
     # Hosts 1 and 2 (host-3 is proj-b's): 4 small, 8 tiny; 3 instances.
     'proj-a': {'small': (3, 'quota', 'quota'),
-               'tiny': (3, 'quota', 'quota')},
+               'tiny': (3, 'quota', 'quota'),
+               'private': (3, 'quota', 'quota')},
     # host-3 only: 2 small, 4 tiny; 4 cores.
     'proj-b': {'small': (1, 'quota', 'quota'),
                'tiny': (4, 'quota', 'quota')},
@@ -87,6 +88,8 @@ class TestProjectsOnTheCloud(test_commands.CommandsTestCase):
         self.assertEqual(['dedicated'],
                          reports['proj-b']['tenant_isolation'][
                              'aggregates'])
+        # The private flavor is proj-a's alone.
+        self.assertNotIn('private', self.startable(reports['proj-c']))
 
         # The API answers the same, through the worker and memcached.
         self.start('flavor-exporter-worker', config)
