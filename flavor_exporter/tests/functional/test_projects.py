@@ -90,6 +90,16 @@ class TestProjectsOnTheCloud(test_commands.CommandsTestCase):
                              'aggregates'])
         # The private flavor is proj-a's alone.
         self.assertNotIn('private', self.startable(reports['proj-c']))
+        # The hypervisors source counts the same.
+        legacy_config = self.write_config_file(
+            'hypervisors.conf', '[openstack]\ncloud = %s\n'
+            '[capacity]\nsource = hypervisors\n' % self.cloud.cloud_name,
+            self.spec.pci_aliases, lines=TENANT_LINES)
+        for project in EXPECTED:
+            self.assertEqual(
+                self.startable(reports[project]),
+                self.startable(self.report(legacy_config, '--project',
+                                           project)), project)
 
         # The API answers the same, through the worker and memcached.
         self.start('flavor-exporter-worker', config)
