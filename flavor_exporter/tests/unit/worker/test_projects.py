@@ -175,3 +175,16 @@ class TestUnifiedReading(base.TestCase):
         self.assertEqual(1, client.calls.count(('identity', '/services')))
         self.assertEqual(1, client.calls.count(
             ('identity', '/registered_limits')))
+
+
+class TestPublished(base.TestCase):
+
+    def test_superseded_parts_deleted(self):
+        backend = cache.MemoryBackend()
+        store = publisher.Publisher.from_conf(self.conf, backend=backend)
+        first = sample.publish_project(store, 'p1', read_at=1.0)
+        before = set(backend._items)
+        second = sample.publish_project(store, 'p1', read_at=2.0)
+        self.assertNotEqual(first, second)
+        self.assertEqual(len(before), len(backend._items))
+        self.assertEqual(second, store.reader.project('p1')[1])
