@@ -127,3 +127,27 @@ class TestProjectsOnTheCloud(test_commands.CommandsTestCase):
                 self.assertEqual(startable, started, (project, name))
                 if why is not None:
                     self.assertEqual(why, refused, (project, name))
+
+
+class TestQuotaFromPlacement(test_commands.CommandsTestCase):
+    """[quota] count_usage_from_placement, as in the cloud's nova.conf."""
+
+    scenario = 'quota_from_placement'
+    shared = False
+
+    def test_headroom_counts_the_allocations(self):
+        admin = self.cloud.connection()
+        oracle.set_quota(admin, 'proj-q', cores=10)
+        config = self.write_config(lines=[
+            '[quota]', 'count_usage_from_placement = true'])
+        flavor = {f['name']: f for f in self.report(
+            config, '--project', 'proj-q')['flavors']}['override']
+        # Each check adds 4 cores, each instance uses 2: 0, 2, 4, 6 + 4
+        # pass, 8 + 4 does not.
+        self.assertEqual((4, 'cores'), (flavor['quota']['headroom'],
+                                        flavor['quota']['limited_by']))
+        self.assertEqual(4, flavor['startable'])
+        started, why = oracle.boot_until_refused(
+            oracle.as_project(admin, 'proj-q'),
+            oracle.flavor_id(admin, 'override'), admin)
+        self.assertEqual((4, 'quota'), (started, why))
