@@ -181,12 +181,15 @@ def _exclusion(host, request, options, metadata):
         # Not the scheduler's reason: this service's, for a host it could
         # not count.
         return UNREADABLE
-    if not host.providers:
-        return 'no resource provider'
+    # The service state first: the scheduler's own reason, and for a host
+    # the source could not read but that is disabled or down the one
+    # that matters.
     if not host.enabled or DISABLED_TRAIT in host.traits:
         return 'compute service disabled'
     if not host.up:
         return 'compute service down'
+    if not host.providers:
+        return 'no resource provider'
     if not request.root_required <= host.traits:
         return 'compute node lacks required traits'
     if (options.aggregate_instance_extra_specs and request.aggregate_specs

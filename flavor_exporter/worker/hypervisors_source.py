@@ -25,6 +25,7 @@ import math
 
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
+from flavor_exporter.worker import census
 from flavor_exporter.worker import nova
 from flavor_exporter.worker import source
 
@@ -79,6 +80,7 @@ class HypervisorsSource(source.Source):
         flavors = self._list_flavors(client, problems)
         hypervisors = client.get_all('compute', '/os-hypervisors/detail',
                                      'hypervisors', HYPERVISOR_MICROVERSION)
+        services = census.list_compute_services(client)
         aggregates = nova.list_aggregates(client)
         usage = {}
         if any('gpu' in agg.metadata for agg, _ in aggregates):
@@ -87,31 +89,11 @@ class HypervisorsSource(source.Source):
 
         hosts = []
         for hypervisor in hypervisors:
-            service_host = (hypervisor.get('service') or {}).get('host')
-            label = hypervisor.get('hypervisor_hostname') or service_host
-            if not service_host:
-                problems.append(_('hypervisor %s: no compute service host, '
-                                  'skipped') % label)
-                continue
-            providers, unreadable = [], None
-            try:
-                providers = [self._root_provider(hypervisor)]
-            except (KeyError, TypeError, ValueError) as exc:
-                # Excluded and named rather than left out: leaving it out
-                # would lower every count without a word.
-                unreadable = (_('hypervisor %(hypervisor)s: no usable '
-                                'resource figures (%(error)s)')
-                              % {'hypervisor': label, 'error': exc})
-                problems.append(_('%s, excluded from every flavor')
-                                % unreadable)
-            hosts.append(model.Host(
-                name=service_host,
-                node=label,
-                enabled=hypervisor.get('status') == 'enabled',
-                up=hypervisor.get('state') == 'up',
-                providers=providers,
-                gpu_pools=pools.get(service_host, []),
-                unreadable=unreadable))
+            host = self._host(hypervisor, services, problems)
+            if host is not None:
+                host.gpu_pools = pools.get(host.name, [])
+                hosts.append(host)
+        census.account(hosts, services, problems)
 
         nova.assign_aggregates(
             hosts, aggregates, {host.name for host in hosts},
@@ -123,3 +105,30 @@ class HypervisorsSource(source.Source):
                               problems=problems,
                               api_calls=client.call_count - calls_before,
                               observable=OBSERVABLE)
+
+    def _host(self, hypervisor, services, problems):
+        """The model.Host of one hypervisor entry, or None (a problem)."""
+        if not isinstance(hypervisor, dict):
+            # Its host, if it has no other node, is the census's.
+            problems.append(_('hypervisor entry %r unreadable, skipped')
+                            % (hypervisor,))
+            return None
+        service_host = (hypervisor.get('service') or {}).get('host')
+        label = hypervisor.get('hypervisor_hostname') or service_host
+        if not service_host:
+            problems.append(_('hypervisor %s: no compute service host, '
+                              'skipped') % label)
+            return None
+        providers, unreadable = [], None
+        try:
+            providers = [self._root_provider(hypervisor)]
+        except (KeyError, TypeError, ValueError) as exc:
+            # Excluded and named rather than left out: leaving it out
+            # would lower every count without a word.
+            unreadable = (_('no usable resource figures in its '
+                            'os-hypervisors entry (%s)') % exc)
+        enabled, up, _unknown = census.state(
+            services.get(service_host), hypervisor.get('status'),
+            hypervisor.get('state'))
+        return model.Host(name=service_host, node=label, enabled=enabled,
+                          up=up, providers=providers, unreadable=unreadable)
