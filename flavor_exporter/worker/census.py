@@ -57,11 +57,6 @@ class Service:
     up: bool = True
     unknown: str | None = None
 
-    @property
-    def schedulable(self):
-        """Whether the scheduler would consider its hosts at all."""
-        return self.unknown is None and self.enabled and self.up
-
 
 def _service(entry):
     """A Service from one os-services entry; None when it is no compute."""
@@ -108,60 +103,77 @@ def list_compute_services(client):
     return services
 
 
+def service_host(hypervisor):
+    """The compute service host an os-hypervisors entry names, or None."""
+    service = hypervisor.get('service') if isinstance(
+        hypervisor, dict) else None
+    host = service.get('host') if isinstance(service, dict) else None
+    return host if isinstance(host, str) and host else None
+
+
 def state(service, hypervisor_status, hypervisor_state):
-    """(enabled, up, unknown) of a node whose service is service or None.
+    """(enabled, up) of a node whose service is service (or None).
 
     The scheduler weighs the compute service; a hypervisor embeds the
     state of the same service, which stands in when the list lacks the
     host (a service registered between the two calls).
     """
     if service is None:
-        return (hypervisor_status == 'enabled', hypervisor_state == 'up',
-                None)
-    return service.enabled, service.up, service.unknown
+        return hypervisor_status == 'enabled', hypervisor_state == 'up'
+    return service.enabled, service.up
 
 
-def account(hosts, services, problems):
+def account(hosts, services, problems, nameless=0):
     """hosts, plus one for each service host that has none; problems named.
 
     hosts: the model.Host of each node the source listed, with its service
     state and, when the source could not read the node, why (unreadable).
-    services: list_compute_services. One problem line per host that is
-    not counted for want of data.
+    services: list_compute_services. nameless: how many listing entries
+    named no compute service host (each already a problem line). One
+    problem line per host that is not counted for want of data.
 
     A host the scheduler would not consider anyway (its service disabled
     or down) is excluded for that, not counted as unreadable: no number
     depends on what could not be read of it.
+
+    CloudError when more entries name no host than there are service
+    hosts without a node: one of them is then a further node of a host
+    that has others (Ironic), which would be counted short without a word.
     """
     listed = {host.name for host in hosts}
     unlisted = set(services) - listed
+    if nameless > len(unlisted):
+        raise openstack.CloudError(
+            _('compute GET /os-hypervisors/detail: %(count)d entries name '
+              'no compute service host, and only %(hosts)d compute service '
+              'host(s) lack a node; which host they belong to is unknown')
+            % {'count': nameless, 'hosts': len(unlisted)}, status=200)
     for name in sorted(unlisted):
         service = services[name]
         hosts.append(model.Host(
             name=name, node=name, enabled=service.enabled, up=service.up,
             unreadable=_('os-hypervisors lists no compute node of its '
                          'compute service (a cell that did not answer, a '
-                         'listing cut short, or a service with no node)')))
+                         'listing cut short or unreadable, or a service '
+                         'with no node)')))
     for host in hosts:
         service = services.get(host.name)
-        unknown = service is not None and service.unknown
-        if unknown:
+        if service is not None and service.unknown:
             host.unreadable = service.unknown
         if host.unreadable is None:
             continue
         host.providers = []
-        label = (_('compute service host %s') % host.name
-                 if host.name in unlisted and host.node == host.name else
-                 _('hypervisor %(node)s (host %(host)s)')
-                 % {'node': host.node, 'host': host.name})
-        if not unknown and not (host.enabled and host.up):
-            problems.append(
-                _('%(host)s: compute service %(state)s, excluded from every '
-                  'flavor (and unreadable: %(why)s)')
-                % {'host': label, 'why': host.unreadable,
-                   'state': _('down') if host.enabled else _('disabled')})
+        if not (service is not None and service.unknown) and not (
+                host.enabled and host.up):
+            # Its exclusion (service disabled or down) is in every
+            # document already; a line per refresh for each long-dead
+            # service would bury the lines that matter.
             host.unreadable = None
             continue
+        label = (_('compute service host %s') % host.name
+                 if host.name in unlisted else
+                 _('hypervisor %(node)s (host %(host)s)')
+                 % {'node': host.node, 'host': host.name})
         problems.append(_('%(host)s: unreadable, excluded from every '
                           'flavor: %(why)s')
                         % {'host': label, 'why': host.unreadable})

@@ -87,13 +87,15 @@ class HypervisorsSource(source.Source):
             usage = nova.gpu_usage_by_host(client, problems)
         pools = nova.gpu_pools_by_host(aggregates, problems, usage)
 
-        hosts = []
+        hosts, nameless = [], 0
         for hypervisor in hypervisors:
             host = self._host(hypervisor, services, problems)
-            if host is not None:
-                host.gpu_pools = pools.get(host.name, [])
-                hosts.append(host)
-        census.account(hosts, services, problems)
+            if host is None:
+                nameless += 1
+                continue
+            host.gpu_pools = pools.get(host.name, [])
+            hosts.append(host)
+        census.account(hosts, services, problems, nameless)
 
         nova.assign_aggregates(
             hosts, aggregates, {host.name for host in hosts},
@@ -107,18 +109,17 @@ class HypervisorsSource(source.Source):
                               observable=OBSERVABLE)
 
     def _host(self, hypervisor, services, problems):
-        """The model.Host of one hypervisor entry, or None (a problem)."""
-        if not isinstance(hypervisor, dict):
-            # Its host, if it has no other node, is the census's.
-            problems.append(_('hypervisor entry %r unreadable, skipped')
-                            % (hypervisor,))
+        """The model.Host of one hypervisor entry.
+
+        None, and a problem line, when the entry names no compute service
+        host: census.account then finds the host it lacks.
+        """
+        service_host = census.service_host(hypervisor)
+        if service_host is None:
+            problems.append(_('hypervisor entry %.120r names no compute '
+                              'service host, skipped') % (hypervisor,))
             return None
-        service_host = (hypervisor.get('service') or {}).get('host')
         label = hypervisor.get('hypervisor_hostname') or service_host
-        if not service_host:
-            problems.append(_('hypervisor %s: no compute service host, '
-                              'skipped') % label)
-            return None
         providers, unreadable = [], None
         try:
             providers = [self._root_provider(hypervisor)]
@@ -127,7 +128,7 @@ class HypervisorsSource(source.Source):
             # would lower every count without a word.
             unreadable = (_('no usable resource figures in its '
                             'os-hypervisors entry (%s)') % exc)
-        enabled, up, _unknown = census.state(
+        enabled, up = census.state(
             services.get(service_host), hypervisor.get('status'),
             hypervisor.get('state'))
         return model.Host(name=service_host, node=label, enabled=enabled,

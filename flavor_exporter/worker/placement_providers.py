@@ -327,9 +327,6 @@ class Reading:
     cache: dict  # uuid -> _Cached
     # The class the next refresh's allocation candidates query asks for.
     probe_class: str
-    # Why usages were read one provider at a time (read_summaries), or
-    # None.
-    degraded: str | None
     # providers, providers_fetched, providers_reused, usages_read (one
     # by one), usages_summarized (from the allocation candidates)
     stats: dict
@@ -358,12 +355,12 @@ def probe_class(wanted, providers):
                                              rc == DEFAULT_PROBE_CLASS))
 
 
-def read_summaries(client, resource_class):
-    """(parse_provider_summaries of one allocation candidates query, why).
+def read_summaries(client, resource_class, log_prefix=''):
+    """parse_provider_summaries of one allocation candidates query.
 
-    ({}, why) when this Placement cannot answer it: every provider is
-    then read on its own, which costs calls but changes no number; why
-    says so in a line. Other failures are the refresh's.
+    {} when this Placement cannot answer it: every provider is then read
+    on its own. Other failures are the refresh's. log_prefix: what the
+    log lines start with (clouds.Cloud).
     """
     try:
         body = client.get('placement', '/allocation_candidates',
@@ -372,16 +369,16 @@ def read_summaries(client, resource_class):
     except openstack.CloudError as exc:
         if exc.status not in _NO_CANDIDATES:
             raise
-        LOG.debug('No allocation candidates: %s', exc)
-        answer = ('HTTP %d' % exc.status if exc.status != 200
-                  else 'a body that is not JSON')
-        return {}, ('Placement answers GET /allocation_candidates with %s; '
-                    'usages are read one provider at a time' % answer)
+        LOG.warning('%sPlacement gave no allocation candidates (%s); '
+                    'usages are read one provider at a time', log_prefix, exc)
+        return {}
     try:
-        return parse_provider_summaries(body), None
+        return parse_provider_summaries(body)
     except _Malformed as exc:
-        return {}, ('Placement\'s allocation candidates are unreadable '
-                    '(%s); usages are read one provider at a time' % exc)
+        LOG.warning('%sPlacement\'s allocation candidates are unreadable '
+                    '(%s); usages are read one provider at a time',
+                    log_prefix, exc)
+        return {}
 
 
 def _calls_for(summary, cache, summarized):
@@ -423,7 +420,7 @@ def _failure(got):
     return None
 
 
-def read_providers(client, wanted, previous=None):
+def read_providers(client, wanted, previous=None, log_prefix=''):
     """A Reading of the providers in wanted (Summary objects).
 
     previous: the Reading of the previous successful refresh (None at
@@ -431,15 +428,16 @@ def read_providers(client, wanted, previous=None):
     trait call. Usages (and traits of changed providers) come from one
     allocation candidates query; the providers it does not cover are read
     one by one. All those calls go through one client.map so that the
-    concurrency bound holds across the whole refresh.
+    concurrency bound holds across the whole refresh. log_prefix: what
+    the log lines start with (clouds.Cloud).
     """
     cache = previous.cache if previous else {}
-    summarized, degraded = {}, None
+    summarized = {}
     if wanted:
         wanted_uuids = {summary.uuid for summary in wanted}
         resource_class = (previous.probe_class if previous
                           else DEFAULT_PROBE_CLASS)
-        summaries, degraded = read_summaries(client, resource_class)
+        summaries = read_summaries(client, resource_class, log_prefix)
         summarized = {uuid: entry for uuid, entry in summaries.items()
                       if uuid in wanted_uuids}
     calls = [(summary.uuid, what) for summary in wanted
@@ -511,5 +509,4 @@ def read_providers(client, wanted, previous=None):
              'usages_read': sum(1 for _, what in calls if what == 'usages'),
              'usages_summarized': len(summarized)}
     return Reading(providers=providers, unusable=unusable, cache=entries,
-                   probe_class=probe_class(wanted, providers), stats=stats,
-                   degraded=degraded)
+                   probe_class=probe_class(wanted, providers), stats=stats)

@@ -87,7 +87,8 @@ class PlacementSource(source.Source):
         services = census.list_compute_services(client)
         aggregates = nova.list_aggregates(client)
 
-        nodes, hosts = self._nodes(hypervisors, services, problems)
+        nodes, hosts, nameless = self._nodes(hypervisors, services,
+                                             problems)
         trees = {}
         for summary in summaries.values():
             trees.setdefault(summary.root_uuid, []).append(summary)
@@ -105,13 +106,13 @@ class PlacementSource(source.Source):
                   if root_uuid in nodes and root_uuid not in broken
                   for summary in members]
         reading = placement_providers.read_providers(
-            client, wanted, self._last_reading)
+            client, wanted, self._last_reading, self._log_prefix)
 
         for uuid, (node, service_host, hypervisor) in sorted(
                 nodes.items(), key=lambda item: item[1][:2]):
             providers, unreadable = self._providers(
                 uuid, summaries, trees, broken, reading)
-            enabled, up, _unknown = census.state(
+            enabled, up = census.state(
                 services.get(service_host), hypervisor.get('status'),
                 hypervisor.get('state'))
             if providers and DISABLED_TRAIT in providers[0].traits:
@@ -120,7 +121,7 @@ class PlacementSource(source.Source):
                                     enabled=enabled, up=up,
                                     providers=providers,
                                     unreadable=unreadable))
-        census.account(hosts, services, problems)
+        census.account(hosts, services, problems, nameless)
         hosts.sort(key=lambda host: (host.node, host.name))
 
         self._place_in_aggregates(hosts, nodes, services, aggregates,
@@ -134,9 +135,6 @@ class PlacementSource(source.Source):
                                                  unusable={})
         self.last_stats = stats
         self._warn(problems)
-        self._notices.say('usages', [reading.degraded] if reading.degraded
-                          else [], ended='Placement gives allocation '
-                          'candidates again: usages come from one call')
         LOG.info('%(prefix)sPlacement refresh: %(api_calls)d API calls; '
                  '%(providers)d resource providers, %(providers_fetched)d '
                  'read, %(providers_reused)d unchanged since the previous '
@@ -166,42 +164,37 @@ class PlacementSource(source.Source):
 
     @staticmethod
     def _nodes(hypervisors, services, problems):
-        """({compute node uuid: (node, service host, hypervisor)}, hosts).
+        """(nodes, hosts, nameless) of the os-hypervisors listing.
 
+        nodes: {compute node uuid: (node, service host, hypervisor)}.
         hosts: a model.Host, unreadable, for each entry that names its
-        compute service host but not what else a node needs; an entry
-        naming no host is left to the census (census.account), which
-        finds its host without a node.
+        compute service host but no id or node name. nameless: how many
+        entries name no host (a problem line each); census.account finds
+        the hosts they leave without a node.
         """
-        nodes, hosts = {}, []
+        nodes, hosts, nameless = {}, [], 0
         for hypervisor in hypervisors:
-            if not isinstance(hypervisor, dict):
-                problems.append(_('hypervisor entry %r unreadable, skipped')
-                                % (hypervisor,))
+            service_host = census.service_host(hypervisor)
+            if service_host is None:
+                problems.append(_('hypervisor entry %.120r names no compute '
+                                  'service host, skipped') % (hypervisor,))
+                nameless += 1
                 continue
             uuid = hypervisor.get('id')
             node = hypervisor.get('hypervisor_hostname')
-            service_host = (hypervisor.get('service') or {}).get('host')
-            if uuid and node and service_host:
+            if uuid and isinstance(node, str) and node:
                 nodes[str(uuid)] = (node, service_host, hypervisor)
                 continue
-            why = (_('no id, node name or compute service host (id=%(uuid)r, '
-                     'service host=%(host)r)')
-                   % {'uuid': uuid, 'host': service_host})
-            if not service_host:
-                problems.append(_('hypervisor %(hypervisor)s: %(why)s, '
-                                  'skipped')
-                                % {'hypervisor': node or uuid, 'why': why})
-                continue
-            enabled, up, _unknown = census.state(
+            enabled, up = census.state(
                 services.get(service_host), hypervisor.get('status'),
                 hypervisor.get('state'))
             hosts.append(model.Host(
                 name=service_host, node=str(node or uuid or service_host),
                 enabled=enabled, up=up,
-                unreadable=_('its os-hypervisors entry is unreadable '
-                             '(%s)') % why))
-        return nodes, hosts
+                unreadable=_('its os-hypervisors entry has no id or node '
+                             'name (id=%(uuid)r, node=%(node)r)')
+                % {'uuid': uuid, 'node': node}))
+        return nodes, hosts, nameless
 
     @staticmethod
     def _tree(root, members, reading):

@@ -20,7 +20,6 @@ picks one by [capacity] source and needs nothing else of them.
 from oslo_log import log
 
 from flavor_exporter.worker import flavor_access
-from flavor_exporter.worker import notices
 from flavor_exporter.worker import nova
 
 LOG = log.getLogger(__name__)
@@ -42,7 +41,6 @@ class Source:
         self._log_prefix = log_prefix
         self.last_stats = {}
         self._flavor_access = None
-        self._notices = notices.Notices(LOG, log_prefix)
 
     def collect(self, client):
         """A model.Snapshot of the cloud; CloudError if a call fails."""
@@ -56,10 +54,6 @@ class Source:
         return nova.list_flavors(client, problems, self._flavor_access)
 
     def _warn(self, problems):
-        """Log what the snapshot skipped or could not read, a line each.
-
-        At WARNING when a line is new, at DEBUG while it repeats:
-        /v2/status lists them all on every refresh.
-        """
-        self._notices.say('problems', problems, ended=(
-            'Nothing was skipped or unreadable in this refresh'))
+        """Log what the snapshot skipped or could not read, a line each."""
+        for line in problems:
+            LOG.warning('%s%s', self._log_prefix, line)

@@ -55,6 +55,13 @@ def hypervisor(hid, node, host, vcpus_used, memory_used, disk_used,
             'service': {'host': host, 'id': 's-' + hid}}
 
 
+def service(host, status='enabled', state='up'):
+    return {'binary': 'nova-compute', 'disabled_reason': None,
+            'forced_down': False, 'host': host, 'id': 's-' + host,
+            'state': state, 'status': status, 'updated_at': None,
+            'zone': 'nova'}
+
+
 CLOUD = {
     '/flavors/detail': {'flavors': [
         flavor('161dac45', 'de.NBI medium', 14, 32768),
@@ -75,6 +82,9 @@ CLOUD = {
         hypervisor('h3', 'host3.denbi.de', 'host3', 28, 65536, 2051),
         hypervisor('h4', 'host4.denbi.de', 'host4', 28, 0, 0),
     ]},
+    # GET /os-services?binary=nova-compute at 2.69 (api-ref sample).
+    '/os-services': {'services': [
+        service(host) for host in ('host1', 'host3', 'host4')]},
     '/os-aggregates': {'aggregates': [
         {'name': 'General Purpose', 'hosts': ['host1'],
          'metadata': {'availability_zone': 'default', 'cores': '28'}},
@@ -160,6 +170,10 @@ class TestPredecessorExample(base.TestCase):
         hypervisors = bodies['/os-hypervisors/detail']['hypervisors']
         hypervisors[1]['status'] = 'disabled'
         hypervisors[2]['state'] = 'down'
+        # The scheduler weighs the service; os-hypervisors embeds it.
+        services = bodies['/os-services']['services']
+        services[1]['status'] = 'disabled'
+        services[2]['state'] = 'down'
         report, _ = self.report(bodies)
         medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
         self.assertEqual((0, 0), (medium.total, medium.available))
@@ -208,7 +222,8 @@ class TestPredecessorExample(base.TestCase):
         report, _ = self.report(bodies)
         name = broken['service']['host']
         self.assertEqual([name], list(report.unreadable))
-        self.assertIn("no usable resource figures ('vcpus')",
+        self.assertIn("no usable resource figures in its os-hypervisors "
+                      "entry ('vcpus')",
                       report.unreadable[name])
         medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
         self.assertEqual(1, medium.excluded[engine.UNREADABLE])

@@ -288,6 +288,11 @@ class PlacementSourceTestCase(base.TestCase):
         return snapshot
 
     @staticmethod
+    def unreadable(snapshot):
+        return {h.name: h.unreadable for h in snapshot.hosts
+                if h.unreadable}
+
+    @staticmethod
     def host(snapshot, node):
         for host in snapshot.hosts:
             if host.node == node:
@@ -814,7 +819,7 @@ class TestHostState(PlacementSourceTestCase):
 
 
 class TestProblems(PlacementSourceTestCase):
-    """Whatever cannot be used is skipped and named, never raised."""
+    """What cannot be used is named: a host unreadable, or a failed call."""
 
     def setUp(self):
         super().setUp()
@@ -847,27 +852,51 @@ class TestProblems(PlacementSourceTestCase):
         self.cloud.hypervisors.append(self.cloud._hypervisor(
             ghost, 'ghost.example.org', 'ghost', 'enabled', 'up'))
         snapshot = self.collect()
-        self.assertEqual(['cn1'], [h.node for h in snapshot.hosts])
+        self.assertEqual(['cn1', 'ghost.example.org'],
+                         [h.node for h in snapshot.hosts])
+        why = "no resource provider %s in Placement's listing" % ghost
+        self.assertEqual({'ghost': why}, self.unreadable(snapshot))
         self.assertEqual(
-            ['hypervisor ghost.example.org (host ghost): no resource '
-             'provider %s in Placement, skipped' % ghost],
-            snapshot.problems)
+            ['hypervisor ghost.example.org (host ghost): unreadable, '
+             'excluded from every flavor: ' + why], snapshot.problems)
 
     def test_hypervisor_whose_provider_is_not_a_root(self):
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         self.cloud.hypervisors.append(self.cloud._hypervisor(
             child, 'odd', 'odd', 'enabled', 'up'))
         snapshot = self.collect()
-        self.assertEqual(['cn1'], [h.node for h in snapshot.hosts])
+        self.assertEqual(['cn1', 'odd'], [h.node for h in snapshot.hosts])
+        self.assertEqual(['odd'], list(self.unreadable(snapshot)))
         self.assertEqual(1, len(snapshot.problems))
         self.assertIn('is not a root provider', snapshot.problems[0])
 
     def test_hypervisor_without_service_host(self):
+        # The entry is named and skipped; the census finds its host.
         self.cloud.hypervisors[0]['service'] = None
         snapshot = self.collect()
-        self.assertEqual([], snapshot.hosts)
-        self.assertIn('no id, node name or compute service host',
+        self.assertEqual(['cn1'], list(self.unreadable(snapshot)))
+        self.assertEqual([], snapshot.hosts[0].providers)
+        self.assertIn('names no compute service host, skipped',
                       snapshot.problems[0])
+        self.assertIn('compute service host cn1: unreadable, excluded from '
+                      'every flavor: os-hypervisors lists no compute node',
+                      '\n'.join(snapshot.problems))
+
+    def test_hypervisor_without_service_host_of_a_host_with_nodes(self):
+        # Every service host has a node: which one the entry is a further
+        # node of is unknown, so no number can be trusted.
+        self.cloud.add_compute('cn2', service_host='cn1')
+        self.cloud.hypervisors[1]['service'] = {'host': 7}
+        error = self.assertRaises(openstack.CloudError, self.collect)
+        self.assertIn('1 entries name no compute service host, and only 0 '
+                      'compute service host(s) lack a node', str(error))
+
+    def test_hypervisor_without_id_makes_its_host_unreadable(self):
+        del self.cloud.hypervisors[0]['id']
+        snapshot = self.collect()
+        self.assertEqual({'cn1': "its os-hypervisors entry has no id or "
+                          "node name (id=None, node='cn1')"},
+                         self.unreadable(snapshot))
 
     def test_aggregate_host_without_hypervisor(self):
         self.cloud.add_aggregate('gold', ['cn1', 'retired7'],
@@ -894,18 +923,22 @@ class TestProblems(PlacementSourceTestCase):
                           'from every flavor: %s' % host.unreadable],
                          snapshot.problems)
 
-    def test_malformed_provider_is_not_read_again(self):
+    def test_malformed_provider_is_read_again(self):
+        # A bad answer may be passing trouble: it is not kept until the
+        # generation moves (maybe never), it is asked again next time.
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         self.cloud.providers[child]['inventories']['VGPU']['step_size'] = 0
         first = self.collect()
+        start = self.client.call_count
         second = self.collect()
         self.assertEqual(first.problems, second.problems)
         self.assertIn('VGPU step_size is 0', second.problems[0])
-        # Allocation candidates only (the root's usages): the bad child
-        # waits for a new generation.
-        self.assertEqual(1 + 1 + 4, second.api_calls)
+        # Allocation candidates (usages and traits) and the bad child's
+        # inventories again, with the same generation.
+        self.assertEqual(1 + 1 + 4 + 1, second.api_calls)
+        self.assertIn('/resource_providers/%s/inventories' % child,
+                      self.client.paths(start))
         self.cloud.providers[child]['inventories']['VGPU']['step_size'] = 1
-        self.cloud.bump(child)
         third = self.collect()
         self.assertEqual([], third.problems)
         self.assertEqual(2, len(third.hosts[0].providers))
@@ -957,18 +990,52 @@ class TestProblems(PlacementSourceTestCase):
                          self.client.paths(start))
 
     def test_unreadable_provider_listing_entry(self):
+        # Its tree is known from its root: that host is unreadable.
+        cn2 = self.cloud.add_compute('cn2')
+        child = self.cloud.add_vgpu_child(cn2, '0000:81:00.0')
         body = self.cloud.answer('placement', '/resource_providers', {})
-        body['resource_providers'].append({'uuid': 'not-a-uuid',
-                                           'generation': 1})
-        body['resource_providers'].append({'uuid': _uuid('x'),
-                                           'generation': None})
+        [entry] = [e for e in body['resource_providers']
+                   if e['uuid'] == child]
+        entry['generation'] = None
         self.client.bodies['/resource_providers'] = body
         snapshot = self.collect()
         self.assertEqual([self.cn1],
                          [p.uuid for p in snapshot.hosts[0].providers])
-        self.assertEqual(2, len(snapshot.problems))
-        self.assertIn("provider uuid 'not-a-uuid'", snapshot.problems[0])
-        self.assertIn('generation None', snapshot.problems[1])
+        self.assertEqual({'cn2': 'unreadable entry in the resource provider '
+                          'listing (provider %s generation None)' % child},
+                         self.unreadable(snapshot))
+        self.assertEqual(1, len(snapshot.problems))
+        # Nothing of the broken tree is read.
+        self.assertFalse([p for p in self.client.paths() if cn2 in p])
+
+    def test_unreadable_root_entry_of_the_provider_listing(self):
+        body = self.cloud.answer('placement', '/resource_providers', {})
+        body['resource_providers'][0]['generation'] = 'one'
+        self.client.bodies['/resource_providers'] = body
+        snapshot = self.collect()
+        self.assertIn("generation 'one'", self.unreadable(snapshot)['cn1'])
+
+    def test_provider_listing_entry_of_no_known_tree_is_a_cloud_error(self):
+        body = self.cloud.answer('placement', '/resource_providers', {})
+        for entry in ({'uuid': 'not-a-uuid', 'generation': 1},
+                      'garbage'):
+            body['resource_providers'].append(entry)
+            self.client.bodies['/resource_providers'] = body
+            error = self.assertRaises(openstack.CloudError, self.collect)
+            self.assertIn('an entry names no provider tree', str(error))
+            self.assertEqual(200, error.status)
+            body['resource_providers'].pop()
+
+    def test_provider_missing_from_the_listing(self):
+        # A listing cut short: the host is unreadable, not left out.
+        cn2 = self.cloud.add_compute('cn2')
+        body = self.cloud.answer('placement', '/resource_providers', {})
+        body['resource_providers'] = [e for e in body['resource_providers']
+                                      if e['uuid'] != cn2]
+        self.client.bodies['/resource_providers'] = body
+        snapshot = self.collect()
+        self.assertEqual({'cn2': "no resource provider %s in Placement's "
+                          "listing" % cn2}, self.unreadable(snapshot))
 
     def test_provider_listing_without_list_is_a_cloud_error(self):
         self.client.bodies['/resource_providers'] = {'error': 'odd'}
