@@ -90,17 +90,18 @@ def list_flavors(client, problems, access=None):
 
 def _aggregate(entry):
     """(model.Aggregate, [service host]) from one os-aggregates entry."""
-    hosts = entry.get('hosts') if isinstance(entry, dict) else None
-    metadata = entry.get('metadata') if isinstance(entry, dict) else None
+    if not isinstance(entry, dict):
+        raise ValueError(repr(entry)[:120])
     # Nova answers [] and {} for none; null is what an older one did.
-    if not isinstance(hosts if hosts is not None else [], list) or \
-            not all(isinstance(host, str) for host in hosts or ()) or \
-            not isinstance(metadata if metadata is not None else {}, dict):
+    hosts, metadata = entry.get('hosts'), entry.get('metadata')
+    hosts = [] if hosts is None else hosts
+    metadata = {} if metadata is None else metadata
+    if not isinstance(hosts, list) or not isinstance(metadata, dict) or \
+            not all(isinstance(host, str) for host in hosts):
         raise ValueError(repr(entry)[:120])
     return (model.Aggregate(name=entry.get('name') or str(entry.get('id')),
-                            metadata=dict(metadata or {}),
-                            uuid=entry.get('uuid')),
-            list(hosts or []))
+                            metadata=dict(metadata), uuid=entry.get('uuid')),
+            list(hosts))
 
 
 def list_aggregates(client):

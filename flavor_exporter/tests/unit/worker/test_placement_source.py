@@ -629,6 +629,41 @@ class TestUsagesFromCandidates(PlacementSourceTestCase):
                          self.paths(0, self.free))
         self.assertEqual(3, self.host(snapshot, 'free1').root.usages['VCPU'])
 
+    def test_summary_without_a_class_makes_the_host_unreadable(self):
+        # A class missing is not known to be unused: counting it free
+        # would show a device in use as available.
+        body = self.cloud.answer('placement', '/allocation_candidates',
+                                 {'resources': 'VCPU:1'})
+        del body['provider_summaries'][self.free]['resources']['DISK_GB']
+        self.client.bodies['/allocation_candidates'] = body
+        snapshot = self.collect()
+        self.assertEqual(
+            {'free1': 'resource provider free1 (%s): unusable allocation '
+             'candidates summary (no used amount of DISK_GB)' % self.free},
+            self.unreadable(snapshot))
+        self.assertEqual([], self.host(snapshot, 'free1').providers)
+        self.assertIsNone(self.host(snapshot, 'full1').unreadable)
+        # Only the usages were bad: the next refresh reads them again and
+        # counts the host, its inventories from the cache.
+        del self.client.bodies['/allocation_candidates']
+        start = self.client.call_count
+        snapshot = self.collect()
+        self.assertEqual({}, self.unreadable(snapshot))
+        self.assertEqual([], self.paths(start, self.free))
+
+    def test_usages_without_a_class_make_the_host_unreadable(self):
+        # Read one by one (no summaries): the same rule.
+        self.client.bodies['/allocation_candidates'] = {'error': 'odd'}
+        for usages in ({}, {'VCPU': 3}):
+            self.client.bodies['/resource_providers/%s/usages'
+                               % self.device] = {
+                'resource_provider_generation': 1, 'usages': usages}
+            snapshot = self.collect()
+            self.assertEqual(['full1'], list(self.unreadable(snapshot)))
+            self.assertIn('unusable usages answer (no used amount of '
+                          'CUSTOM_PCI_10DE_1DB4)',
+                          self.unreadable(snapshot)['full1'])
+
     def test_unreadable_candidates_read_one_by_one(self):
         self.client.bodies['/allocation_candidates'] = {'error': 'odd'}
         snapshot = self.collect()
