@@ -269,6 +269,24 @@ class UnreadableHostTest(base.TestCase):
         self.assertTrue(self.refresh())
         self.assert_excluded("no resource provider %s in Placement's listing"
                              % self.broken)
+        self.proxy.mend()
+        # A cell that does not answer, as Nova lists it from 2.69.
+        self.nova.rewrite_path('/os-hypervisors/detail', without(
+            'hypervisors',
+            lambda e: e['hypervisor_hostname'] == self.broken_node))
+
+        def cell_down(body):
+            for entry in body['services']:
+                if entry['host'] == BROKEN_HOST:
+                    entry.clear()
+                    entry.update(binary='nova-compute', host=BROKEN_HOST,
+                                 status='UNKNOWN', zone='nova')
+            return body
+
+        self.nova.rewrite_path('/os-services', cell_down)
+        self.assertTrue(self.refresh())
+        self.assert_excluded('its cell does not answer',
+                             names='status UNKNOWN')
 
     def test_unreadable_listing_entry_is_an_unreadable_host(self):
         self.flags(group='capacity', max_unreadable_hosts_percent=50)
