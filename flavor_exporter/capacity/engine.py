@@ -199,9 +199,9 @@ def _exclusion(host, request, options, metadata):
         # Not the scheduler's reason: this service's, for a host it could
         # not count.
         return UNREADABLE
-    # The service state first: the scheduler's own reason, and for a host
-    # the source could not read but that is disabled or down the one
-    # that matters.
+    # The service state before the providers: it is the scheduler's own
+    # reason, and the one that matters for a disabled or down host whose
+    # data could not be read (census.account gives it no providers).
     if not host.enabled or DISABLED_TRAIT in host.traits:
         return 'compute service disabled'
     if not host.up:

@@ -230,6 +230,28 @@ class TestPredecessorExample(base.TestCase):
         self.assertTrue(any(name in line and 'excluded from every flavor'
                             in line for line in report.problems))
 
+    def test_every_compute_service_host_is_accounted_for(self):
+        # os-hypervisors without host4 (a cell that did not answer, a
+        # page cut short): unreadable, not left out of the counts.
+        bodies = copy.deepcopy(CLOUD)
+        hypervisors = bodies['/os-hypervisors/detail']['hypervisors']
+        del hypervisors[2]
+        hypervisors[0]['service'] = 'garbage'
+        # A long-dead service with no node: excluded as down, no problem.
+        bodies['/os-services']['services'].append(
+            service('host9', state='down'))
+        report, _ = self.report(bodies)
+        self.assertEqual(['host1', 'host4'], sorted(report.unreadable))
+        self.assertIn('os-hypervisors lists no compute node',
+                      report.unreadable['host4'])
+        medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
+        self.assertEqual({engine.UNREADABLE: 2, 'compute service down': 1},
+                         medium.excluded)
+        # host3 alone now (host1 has no GPU, host4 is unreadable).
+        self.assertEqual((2, 1), (medium.total, medium.available))
+        self.assertFalse([line for line in report.problems
+                          if 'host9' in line])
+
     def test_vgpu_flavor_is_unsupported_not_silently_zero(self):
         bodies = copy.deepcopy(CLOUD)
         bodies['/flavors/detail']['flavors'].append(
