@@ -122,6 +122,13 @@ def _flavor(rng, index):
     if rng.random() < 0.2:
         specs['trait:%s' % rng.choice(TRAITS)] = rng.choice(
             ('required', 'forbidden'))
+    if rng.random() < 0.15:
+        # Nothing from the compute node unless CUSTOM_X is there: Nova
+        # keeps no candidate otherwise (fit._root_rule).
+        specs.update({'resources:VCPU': '0', 'resources:MEMORY_MB': '0',
+                      'resources:DISK_GB': '0'})
+        if rng.random() < 0.5:
+            specs['resources:CUSTOM_X'] = str(rng.randint(1, 2))
     if rng.random() < 0.25:
         specs['pci_passthrough:alias'] = '%s:%d' % (
             rng.choice(('X', 'P100')), rng.randint(1, 2))
