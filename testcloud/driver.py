@@ -22,6 +22,7 @@ import sys
 
 from oslo_serialization import jsonutils
 
+from nova.compute import pci_placement_translator
 from nova import objects
 from nova.virt import fake
 
@@ -36,9 +37,29 @@ HOSTS = {}
 DRIVER_NAME = 'flavor_exporter_scenario.ScenarioDriver'
 
 
+_REPORT_PCI = pci_placement_translator.update_provider_tree_for_pci
+
+
+def _report_pci(provider_tree, nodename, *args, **kwargs):
+    """[pci] report_in_placement per compute, as during a rolling upgrade.
+
+    Nova reads the option from each compute's nova.conf; the computes of
+    the test cloud share one, so a host that says otherwise does here
+    what Nova's translator does when the option is off.
+    """
+    spec = next((h for h in HOSTS.values() if h.node == nodename), None)
+    if spec is not None and spec.report_in_placement is False:
+        pci_placement_translator.ensure_tracking_was_not_enabled_before(
+            provider_tree)
+        return False
+    return _REPORT_PCI(provider_tree, nodename, *args, **kwargs)
+
+
 def register():
     """Make Nova's driver loader find this module."""
     sys.modules['nova.virt.flavor_exporter_scenario'] = sys.modules[__name__]
+    # The resource tracker calls it through the module.
+    pci_placement_translator.update_provider_tree_for_pci = _report_pci
 
 
 def pci_address(index):
@@ -172,3 +193,5 @@ class ScenarioDriver(fake.FakeDriver):
                 'VGPU': {'total': vgpu.total, 'reserved': 0, 'min_unit': 1,
                          'max_unit': vgpu.total, 'step_size': 1,
                          'allocation_ratio': 1.0}})
+            if vgpu.traits:
+                provider_tree.add_traits(child, *vgpu.traits)

@@ -59,6 +59,9 @@ class Vgpu:
     """VGPU child providers hung below a host's root provider."""
     children: int = 1
     total: int = 1
+    #: Traits of every child, as an operator sets them to tell GPU models
+    #: (mdev types) apart.
+    traits: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +85,8 @@ class Host:
     pcpus: int = 0
     #: Whether the host offers vTPM, as libvirt with swtpm_enabled.
     vtpm: bool = False
+    #: This compute's [pci] report_in_placement; None: the scenario's.
+    report_in_placement: bool = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,7 +202,8 @@ def _parse_hosts(raw):
                                  'unit_limits': {},
                                  'pci_devices': [], 'vgpu': None,
                                  'custom_resources': {}, 'traits': [],
-                                 'pcpus': 0, 'vtpm': False})
+                                 'pcpus': 0, 'vtpm': False,
+                                 'report_in_placement': None})
         vcpus, pcpus = int(values['vcpus']), int(values['pcpus'])
         if vcpus < 0 or pcpus < 0 or not vcpus + pcpus:
             raise ScenarioError('%s: vcpus and pcpus must not be negative '
@@ -212,8 +218,10 @@ def _parse_hosts(raw):
                         for d in devices)
         vgpu = None
         if values['vgpu'] is not None:
-            vgpu = Vgpu(**_take(values['vgpu'], '%s.vgpu' % where,
-                                optional={'children': 1, 'total': 1}))
+            vgpu = _take(values['vgpu'], '%s.vgpu' % where,
+                         optional={'children': 1, 'total': 1, 'traits': []})
+            vgpu = Vgpu(int(vgpu['children']), int(vgpu['total']),
+                        tuple(vgpu['traits']))
         count = values['count']
         indexes = [None] if count is None else range(1, int(count) + 1)
         for index in indexes:
@@ -234,7 +242,10 @@ def _parse_hosts(raw):
                 pci_devices=devices, vgpu=vgpu,
                 custom_resources=dict(values['custom_resources']),
                 traits=tuple(values['traits']),
-                vtpm=bool(values['vtpm']), pcpus=pcpus))
+                vtpm=bool(values['vtpm']), pcpus=pcpus,
+                report_in_placement=(
+                    None if values['report_in_placement'] is None
+                    else bool(values['report_in_placement']))))
     names = [h.name for h in hosts]
     if len(set(names)) != len(names):
         raise ScenarioError('host names must be unique: %s' % names)

@@ -40,6 +40,9 @@ class Access:
         self._decided = {}
         self.project_id = None
         if enforcer is not None:
+            # With the request's ids (middleware/request_id.py) from the
+            # environ; it replaces the thread's context, so the request's
+            # later log lines name the caller as well.
             caller = context.RequestContext.from_environ(environ)
             self.project_id = caller.project_id
             self._credentials = caller.to_policy_values()

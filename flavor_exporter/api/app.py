@@ -13,11 +13,29 @@
 #    under the License.
 """The API's WSGI application, wired once per process.
 
-Requests pass, outermost first: request limits (size, UTF-8), then
-authentication (keystone strategy only; the table's public routes skip
-it), then the dispatcher, which routes every request with the route table
-(dispatch.py): published documents from the queries, pages through Pecan,
-/healthcheck through oslo.middleware.
+Requests pass, outermost first:
+
+1. request_id: the request's id, on its answer and its log lines, so
+   outermost: every answer below carries it, refusals and CORS
+   preflights included;
+2. http_proxy_to_wsgi, with ``[oslo_middleware]
+   enable_proxy_headers_parsing``: the scheme, host and prefix a
+   TLS-terminating proxy forwarded, before anything makes a URL;
+3. cors, with ``[cors] allowed_origin``: outside authentication, as in
+   ironic and placement, since a browser's preflight carries no token and
+   a script must be allowed to read the error answers too;
+4. request limits (size, UTF-8), before anything parses the request;
+5. authentication (keystone strategy only; the table's public routes
+   skip it);
+6. the dispatcher, which routes every request with the route table
+   (dispatch.py): published documents from the queries, pages through
+   Pecan, /healthcheck through oslo.middleware.
+
+The two optional layers are left out when unconfigured, rather than run
+as no-ops that read their option per request; neither makes a WebOb
+request and response for a request it has nothing to do with, which
+would cost more than serving a published document does
+(doc/source/performance.rst, middleware/).
 
 setup_app() creates the cache client, so call it in the process that
 serves (after a fork), as uWSGI's lazy-apps and ApiService.start() do.
@@ -31,6 +49,9 @@ from flavor_exporter.api.controllers import root
 from flavor_exporter.api import dispatch
 from flavor_exporter.api import healthcheck
 from flavor_exporter.api import hooks
+from flavor_exporter.api.middleware import cors
+from flavor_exporter.api.middleware import proxy_headers
+from flavor_exporter.api.middleware import request_id
 from flavor_exporter.api.middleware import request_limits
 from flavor_exporter.api import policy
 from flavor_exporter.api import queries as queries_mod
@@ -98,4 +119,9 @@ def setup_app(conf=None, backend=None):
     conf = conf or config.CONF
     router = routes.Router()
     app = auth.wrap(make_dispatcher(conf, backend, router), conf, router)
-    return request_limits.RequestLimits(app)
+    app = request_limits.RequestLimits(app)
+    if conf.cors.allowed_origin:
+        app = cors.CORS(app, conf)
+    if conf.oslo_middleware.enable_proxy_headers_parsing:
+        app = proxy_headers.HTTPProxyToWSGI(app, conf)
+    return request_id.RequestId(app, conf)

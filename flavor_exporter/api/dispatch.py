@@ -43,6 +43,9 @@ LOG = log.getLogger(__name__)
 ALLOWED_METHODS = ('GET', 'HEAD')
 #: The environ key under which a PAGE route and its parameters travel.
 ROUTE_KEY = 'flavor_exporter.route'
+# Query kinds of routes.py with filters: (parser, the query of none).
+_PARSERS = {routes.FILTERS: (filters.ListQuery, filters.NO_FILTERS),
+            routes.GPU_FILTERS: (filters.GpuQuery, filters.NO_GPU_FILTERS)}
 
 
 class Dispatcher:
@@ -108,9 +111,11 @@ class Dispatcher:
     def _query(route, environ):
         """The route's arguments from the query string; BadQuery if bad."""
         query = environ.get('QUERY_STRING')
-        if route.query == routes.FILTERS:
-            return {'query': filters.ListQuery.from_params(
-                webob.Request(environ).GET) if query else filters.NO_FILTERS}
+        parser = _PARSERS.get(route.query)
+        if parser is not None:
+            kind, none = parser
+            return {'query': kind.from_params(webob.Request(environ).GET)
+                    if query else none}
         if route.query == routes.NONE and query:
             filters.refuse_any(webob.Request(environ).GET)
         return {}

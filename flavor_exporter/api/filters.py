@@ -11,10 +11,11 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The filters of GET /v2/flavors/: parsing, validation and application.
+"""The filters of the v2 lists: parsing, validation and application.
 
-``?gpu=`` picks one of the lists the worker publishes; ``?name=`` and
-``?availability_zone=`` are applied here to the decoded list. A filter the
+GET /v2/flavors/: ``?gpu=`` picks one of the lists the worker publishes;
+``?name=`` and ``?availability_zone=`` are applied here to the decoded
+list. GET /v2/gpus/: ``?availability_zone=``, applied likewise. A filter the
 API does not know, a repeated one, or a bad value is refused (400) rather
 than ignored: a client that misspells a filter would otherwise get the
 whole cloud and believe it filtered.
@@ -32,6 +33,7 @@ class BadQuery(ValueError):
 
 
 _KNOWN = ('gpu', 'availability_zone', 'name')
+_GPU_KNOWN = ('availability_zone',)
 _MAX_LENGTH = 255
 
 
@@ -58,6 +60,13 @@ def refuse_any(params):
                        'none.' % ', '.join(sorted(set(params.keys()))))
 
 
+def _refuse_unknown(params, known):
+    unknown = sorted(set(params.keys()) - set(known))
+    if unknown:
+        raise BadQuery('Unknown query parameter(s): %s. Known: %s.' % (
+            ', '.join(unknown), ', '.join(known)))
+
+
 class ListQuery(collections.namedtuple(
         'ListQuery', 'gpu availability_zone name')):
     """Validated list filters; None where not given."""
@@ -65,10 +74,7 @@ class ListQuery(collections.namedtuple(
     @classmethod
     def from_params(cls, params):
         """Parse a WebOb MultiDict of query parameters; BadQuery if bad."""
-        unknown = sorted(set(params.keys()) - set(_KNOWN))
-        if unknown:
-            raise BadQuery('Unknown query parameter(s): %s. Known: %s.' % (
-                ', '.join(unknown), ', '.join(_KNOWN)))
+        _refuse_unknown(params, _KNOWN)
         gpu = _single(params, 'gpu')
         if gpu is not None:
             try:
@@ -92,6 +98,20 @@ class ListQuery(collections.namedtuple(
 
 #: The query of a list request without a query string.
 NO_FILTERS = ListQuery(None, None, None)
+
+
+class GpuQuery(collections.namedtuple('GpuQuery', 'availability_zone')):
+    """Validated GPU list filters; None where not given."""
+
+    @classmethod
+    def from_params(cls, params):
+        """Parse a WebOb MultiDict of query parameters; BadQuery if bad."""
+        _refuse_unknown(params, _GPU_KNOWN)
+        return cls(_single(params, 'availability_zone'))
+
+
+#: The query of a GPU list request without a query string.
+NO_GPU_FILTERS = GpuQuery(None)
 
 
 def known_zones(document):
@@ -122,6 +142,33 @@ def apply(query, document, zones):
     if zone is not None:
         flavors = [_in_zone(f, zone) for f in flavors]
     return dict(document, **{pub.FLAVORS: flavors})
+
+
+def gpu_zones(document):
+    """The availability zones any type of a v2 GPU list has devices in."""
+    return {zone for gpu in document.get(pub.GPUS, ())
+            for zone in gpu.get(pub.ZONES) or ()}
+
+
+def apply_gpus(query, document, zones):
+    """A new v2 GPU list document: document filtered by query.
+
+    zones: the valid zone names. Each type keeps its identity; its
+    figures and availability_zones become those of the zone (0 where it
+    has no device there), as apply() does with a flavor's.
+    """
+    zone = query.availability_zone
+    if zone not in zones:
+        raise BadQuery('Unknown availability zone "%s". Known: %s.' % (
+            zone, ', '.join(sorted(zones)) or 'none'))
+    gpus = []
+    for gpu in document.get(pub.GPUS, []):
+        numbers = (gpu.get(pub.ZONES) or {}).get(zone)
+        figures = numbers or {pub.TOTAL: 0, pub.USED: 0, pub.FREE: 0,
+                              pub.STRANDED: 0, pub.STRANDED_BY: {}}
+        gpus.append(dict(gpu, **figures, **{
+            pub.ZONES: {zone: numbers} if numbers else {}}))
+    return dict(document, **{pub.GPUS: gpus})
 
 
 def _in_zone(flavor, zone):

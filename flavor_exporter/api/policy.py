@@ -13,13 +13,46 @@
 #    under the License.
 """The policy enforcer of the API (oslo.policy)."""
 
+from oslo_config import cfg
+from oslo_policy import opts
 from oslo_policy import policy
 
+from flavor_exporter._i18n import _
 from flavor_exporter.common import config
+from flavor_exporter.common import exceptions
 from flavor_exporter import policies
+
+# Where an option's value came from when an operator set it.
+_SET = (cfg.Locations.user, cfg.Locations.command_line,
+        cfg.Locations.environment)
+
+
+def check_policy_file(conf):
+    """exceptions.InvalidOption when a policy file named cannot be found.
+
+    oslo.policy falls back on the defaults in code without a word when
+    [oslo_policy] policy_file does not exist, which is right for the
+    default name and wrong for a file an operator named: its rules would
+    silently not apply. Only with [DEFAULT] auth_strategy = keystone:
+    without authentication no policy is enforced.
+    """
+    if conf.auth_strategy != 'keystone':
+        return
+    opts.set_defaults(conf)
+    location = conf.get_location('policy_file', 'oslo_policy')
+    name = conf.oslo_policy.policy_file
+    if location.location in _SET and not conf.find_file(name):
+        raise exceptions.InvalidOption(_(
+            '%(where)s: [oslo_policy] policy_file %(name)s does not exist '
+            '(a relative name is looked for beside the configuration '
+            'files); create it (etc/flavor-exporter/policy.yaml.sample '
+            'has the defaults) or remove the option to use the defaults') % {
+                'where': location.detail or _('configuration'),
+                'name': name})
 
 
 def make_enforcer(conf):
+    check_policy_file(conf)
     enforcer = policy.Enforcer(conf)
     enforcer.register_defaults(policies.list_rules())
     return enforcer

@@ -15,9 +15,10 @@
 
 One Queries object per API process answers every cloud's questions: the
 legacy list and flavor, the v2 list (filtered), a v2 flavor (with its
-per-host rows for those who may see them), the data's freshness and the
-worker's status. An answer is an Answer: the Representation to serve
-(bytes, entity tag, time) and the View it came from (how fresh). What
+per-host rows for those who may see them), GPU types (the same three
+ways), the data's freshness and the worker's status. An answer is an
+Answer: the Representation to serve (bytes, entity tag, time) and the
+View it came from (how fresh). What
 goes wrong is one of NotFound, NoData, Unavailable or filters.BadQuery;
 the HTTP layer (dispatch.py) turns them into status codes.
 
@@ -44,6 +45,9 @@ from flavor_exporter.publication import reader as reader_mod
 
 #: The predecessor's answer for a flavor it does not serve, kept verbatim.
 UNKNOWN_LEGACY_FLAVOR = 'Unknown flavor id!'
+#: Its first API's answer for an unknown GPU type, in the same words (its
+#: openapi.yaml gave the shape, {"message"}, not the text).
+UNKNOWN_LEGACY_GPU = 'Unknown GPU type!'
 # A decoded document holds several times its encoded size in memory.
 DECODED_COST = 8
 # How long a request for parts missing stays asked for, seconds.
@@ -286,6 +290,85 @@ class Queries:
         variant = ('hosts', hosts.etag, generation.host_index_tags,
                    view.stale)
         return Answer(self._variant(base, variant, make), view)
+
+    # GPU types
+
+    def legacy_gpus(self, cloud, caller):
+        """/gpus: every GPU type, the predecessor's first shape."""
+        state, view = self._answering(cloud)
+        return Answer(self._document(state, view.generation,
+                                     pub.LEGACY_GPUS, required=True), view)
+
+    def legacy_gpu(self, cloud, gpu_type, caller):
+        """/gpus/{gpu_type}: one GPU type, the predecessor's first shape."""
+        state, view = self._answering(cloud)
+        held = self._gpu_document(state, view.generation, pub.LEGACY_GPUS,
+                                  pub.legacy_gpu(gpu_type))
+        if held is None:
+            raise NotFound(UNKNOWN_LEGACY_GPU)
+        return Answer(held, view)
+
+    def gpus(self, cloud, query, caller):
+        """/v2/gpus/: every GPU type, filtered by query (filters.GpuQuery).
+
+        Raises filters.BadQuery for a zone the cloud does not have.
+        """
+        state, view = self._answering(cloud)
+        generation = view.generation
+        base = self._document(state, generation, pub.V2_GPUS, required=True)
+        if query.availability_zone is None:
+            return Answer(self._fresh_or_stale(base, view), view)
+
+        def make():
+            # A zone with hosts but no GPUs is known: its types count 0.
+            zones = (self._derived(state, generation, pub.V2_LIST, 'zones',
+                                   filters.known_zones)
+                     | self._derived(state, generation, pub.V2_GPUS,
+                                     'zones', filters.gpu_zones))
+            document = filters.apply_gpus(
+                query, self._value(state, generation, pub.V2_GPUS), zones)
+            return pub.encode(_marked(document, view.stale))
+        return Answer(self._variant(base, (query.availability_zone,
+                                           view.stale), make), view)
+
+    def gpu(self, cloud, gpu_type, caller):
+        """/v2/gpus/{gpu_type}: one GPU type.
+
+        With the hosts policy, the type carries its per-host rows.
+        """
+        state, view = self._answering(cloud)
+        generation = view.generation
+        name = pub.v2_gpu(gpu_type)
+        base = self._gpu_document(state, generation, pub.V2_GPUS, name)
+        if base is None:
+            raise NotFound('No GPU type is named "%s"; GET /v2/gpus/ lists '
+                           'them.' % gpu_type)
+        if not caller.may(policies.HOSTS):
+            return Answer(self._fresh_or_stale(base, view), view)
+        hosts_name = pub.v2_gpu_hosts(gpu_type)
+        hosts = self._document(state, generation, hosts_name, required=True)
+
+        def make():
+            document = pub.with_gpu_hosts(
+                self._value(state, generation, name),
+                self._value(state, generation, hosts_name),
+                lambda page: self._value(state, generation,
+                                         pub.hosts_page(page)))
+            return pub.encode(_marked(document, view.stale))
+        variant = ('hosts', hosts.etag, generation.host_index_tags,
+                   view.stale)
+        return Answer(self._variant(base, variant, make), view)
+
+    def _gpu_document(self, state, generation, listed, name):
+        """Document name of a GPU type, or None when there is no such type.
+
+        A generation without the list (its worker predates GPU types)
+        has nothing to say about any type: Unavailable, not NotFound.
+        """
+        if listed not in generation.documents:
+            raise Unavailable('the published data has no %s document'
+                              % listed)
+        return self._document(state, generation, name)
 
     def metrics(self, cloud, view):
         """The published per-flavor gauges of view's generation, bytes."""

@@ -43,6 +43,7 @@ MOUNTED = 'mounted'
 
 # How a route takes a query string.
 FILTERS = 'filters'      # the v2 list filters (filters.ListQuery)
+GPU_FILTERS = 'gpu_filters'  # the v2 GPU list filter (filters.GpuQuery)
 NONE = 'none'            # refused: a misspelt filter must not go unseen
 IGNORED = 'ignored'      # the predecessor ignored them; portals add some
 
@@ -73,6 +74,9 @@ _V2 = [
      policies.FLAVOR_LIST, FILTERS),
     ('/v2/flavors/{flavor}', 'getFlavor', DOCUMENT, 'flavor',
      policies.FLAVOR_GET),
+    ('/v2/gpus/', 'listGpus', DOCUMENT, 'gpus', policies.GPU_LIST,
+     GPU_FILTERS),
+    ('/v2/gpus/{gpu_type}', 'getGpu', DOCUMENT, 'gpu', policies.GPU_GET),
     ('/v2/status', 'getStatus', PAGE, 'status', policies.STATUS),
 ]
 
@@ -82,6 +86,12 @@ TABLE = [
            'legacy_flavors', policies.FLAVOR_LIST, IGNORED),
     _route('/gpus/flavors/{flavor_id}', 'getLegacyFlavor', DOCUMENT,
            'legacy_flavor', policies.FLAVOR_GET, IGNORED),
+    # The predecessor's first API; /gpus/flavors is matched first, so a
+    # type named "flavors" is only found under /v2/gpus/.
+    _route('/gpus/', 'listLegacyGpus', DOCUMENT, 'legacy_gpus',
+           policies.GPU_LIST, IGNORED),
+    _route('/gpus/{gpu_type}', 'getLegacyGpu', DOCUMENT, 'legacy_gpu',
+           policies.GPU_GET, IGNORED),
 ] + [
     _route(path, operation, kind, handler, policy, *query)
     for path, operation, kind, handler, policy, *query in _V2

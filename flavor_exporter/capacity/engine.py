@@ -27,6 +27,7 @@ against.
 import collections
 import dataclasses
 import functools
+import hashlib
 import re
 
 import numpy
@@ -34,6 +35,7 @@ import numpy
 from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import cloud_filters
 from flavor_exporter.capacity import fit
+from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import request as request_mod
@@ -112,6 +114,21 @@ class HostNumbers:
     _columns: tuple = dataclasses.field(default=None, repr=False,
                                         compare=False)
 
+    def fingerprint(self):
+        """A digest of the numbers: equal numbers, equal digest.
+
+        Stable across refreshes, so that a renderer can tell unchanged
+        per-host numbers without making and encoding their columns.
+        """
+        digest = hashlib.blake2b(digest_size=16)
+        for group, total, available, limits, names in self.entries:
+            for values in (group.positions, available, limits):
+                values = numpy.asarray(values, dtype=numpy.int64)
+                digest.update(b'%d:' % len(values))
+                digest.update(values.tobytes())
+            digest.update(repr((int(total), list(names))).encode())
+        return digest.digest()
+
     def columns(self):
         """(positions, totals, available, labels, label codes), lists.
 
@@ -167,6 +184,7 @@ class Report:
     problems: list
     api_calls: int = 0
     hosts: list = dataclasses.field(default_factory=list)  # model.Host
+    gpus: list = dataclasses.field(default_factory=list)  # gpus.GpuType
 
     @property
     def unreadable(self):
@@ -339,7 +357,15 @@ def reference_compute(snapshot, options):
                                zones, frees, cloud)
                for f in sorted(snapshot.flavors, key=lambda f: f.name)
                if not _skipped(f, patterns)]
-    return _report(snapshot, flavors)
+    report = _report(snapshot, flavors)
+    distinct = {}
+    for result in flavors:
+        if result.request is not None:
+            distinct.setdefault(_request_key(result.request), result.request)
+    report.gpus = gpus.reference_figures(snapshot.hosts,
+                                         list(distinct.values()), options,
+                                         _exclusion, host_metadata)
+    return report
 
 
 def _request_key(request):
@@ -450,6 +476,7 @@ def compute(snapshot, options, fits=None):
     if fits is not None:
         fits.start(groups)
     known = {}
+    distinct = []  # (request, HostNumbers) of each distinct request
     for result in flavors:
         if result.request is None:
             continue
@@ -460,6 +487,7 @@ def compute(snapshot, options, fits=None):
                    else None)
             numbers = known[key] = _request_numbers(
                 result.request, groups, options, zone_names, fit)
+            distinct.append((result.request, numbers.per_host))
         result.total = numbers.total
         result.available = numbers.available
         for zone, counts in numbers.zones.items():
@@ -471,4 +499,6 @@ def compute(snapshot, options, fits=None):
             result.request.unsupported.append(UNCERTAIN)
     if fits is not None:
         fits.finish()
-    return _report(snapshot, flavors)
+    report = _report(snapshot, flavors)
+    report.gpus = gpus.figures(groups, distinct, options, _exclusion)
+    return report

@@ -24,9 +24,10 @@ from oslo_log import log
 from oslo_service import service
 
 from flavor_exporter._i18n import _
+from flavor_exporter.api import policy
 from flavor_exporter.cmd import start
+from flavor_exporter.cmd import worker as cmd_worker
 from flavor_exporter.common import one_process
-from flavor_exporter.worker import refresh
 from flavor_exporter.worker import service as worker_service
 from flavor_exporter.wsgi import server
 
@@ -39,10 +40,15 @@ DESCRIPTION = _(
     'and trials ([document_cache] backend = memory needs no memcached).')
 
 
+def check(conf):
+    """What the worker and the API each check before they start."""
+    policy.check_policy_file(conf)
+    return cmd_worker.check(conf)
+
+
 @start.command
 def main(argv):
-    conf, options = start.configure(PROG, argv, DESCRIPTION,
-                                    refresh.engine_options)
+    conf, options = start.configure(PROG, argv, DESCRIPTION, check)
     sock = start.listen(PROG, conf)
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
     # One launch_service call per service would fork one process each.

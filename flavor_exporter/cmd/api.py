@@ -37,6 +37,7 @@ from oslo_log import log
 from oslo_service import service
 
 from flavor_exporter._i18n import _
+from flavor_exporter.api import policy
 from flavor_exporter.cmd import start
 from flavor_exporter.wsgi import server
 
@@ -72,7 +73,8 @@ def serve(conf, sock, application=None):
 
 @start.command
 def main(argv):
-    conf, _ = start.configure(PROG, argv, DESCRIPTION)
+    conf, _ = start.configure(PROG, argv, DESCRIPTION,
+                              policy.check_policy_file)
     return serve(conf, start.listen(PROG, conf))
 
 

@@ -40,8 +40,8 @@ PROG = 'flavor-exporter-report'
 DESCRIPTION = _(
     'Read a cloud once (--cloud, by default [DEFAULT] default_cloud) and '
     'print how many instances of each flavor fit, per availability zone, '
-    'GPU flavors first: no memcached, no API. Progress goes to stderr, the '
-    'report to stdout.')
+    'GPU flavors first (or, with --gpus, its GPU devices by type): no '
+    'memcached, no API. Progress goes to stderr, the report to stdout.')
 
 CLI_OPTS = [
     cfg.StrOpt('cloud', metavar='NAME',
@@ -53,6 +53,12 @@ CLI_OPTS = [
                help='table for people; json prints the /v2/flavors/ '
                     'document.'),
     cfg.BoolOpt('gpu', default=False, help='GPU flavors only.'),
+    cfg.BoolOpt('gpus', default=False,
+                help='GPU devices by type instead of flavors: how many '
+                     'exist, are used, are free and are stranded (free on '
+                     'hosts where no flavor that could take them can '
+                     'start now, and what blocks them), per availability '
+                     'zone; json prints the /v2/gpus/ document.'),
     cfg.BoolOpt('progress', default=None,
                 help='Show on stderr how far reading the cloud has got. '
                      'By default only when stderr is a terminal; never on '
@@ -100,13 +106,41 @@ def format_table(flavors):
     header = (['name', 'gpu', 'available', 'total'] + zones
               + ['limited_by'])
     numeric = [False, False, True, True] + [True] * len(zones) + [False]
-    rows = [header]
-    for flavor in ordered(flavors):
-        rows.append([flavor[pub.NAME], _gpu(flavor),
-                     _number(flavor[pub.AVAILABLE]),
-                     _number(flavor[pub.TOTAL])]
-                    + [_zone(flavor, zone) for zone in zones]
-                    + [flavor['limited_by'] or '-'])
+    return _table(header, numeric, [
+        [flavor[pub.NAME], _gpu(flavor), _number(flavor[pub.AVAILABLE]),
+         _number(flavor[pub.TOTAL])]
+        + [_zone(flavor, zone) for zone in zones]
+        + [flavor['limited_by'] or '-'] for flavor in ordered(flavors)])
+
+
+def format_gpu_table(gpus):
+    """The GPU types of a /v2/gpus/ document as a fixed-width table.
+
+    A zone cell is free/total there, "-" where the type has no device;
+    stranded_by says what blocks the stranded devices, most first.
+    """
+    zones = sorted({zone for gpu in gpus for zone in gpu[pub.ZONES]})
+    header = (['type', 'total', 'used', 'free', 'stranded'] + zones
+              + ['stranded_by'])
+    numeric = [False, True, True, True, True] + [True] * len(zones) + [False]
+    rows = []
+    for gpu in gpus:
+        cells = [gpu[pub.TYPE]] + [str(gpu[field]) for field in (
+            pub.TOTAL, pub.USED, pub.FREE, pub.STRANDED)]
+        for zone in zones:
+            numbers = gpu[pub.ZONES].get(zone)
+            cells.append('%d/%d' % (numbers[pub.FREE], numbers[pub.TOTAL])
+                         if numbers else '-')
+        blocked = sorted(gpu[pub.STRANDED_BY].items(),
+                         key=lambda item: (-item[1], item[0]))
+        cells.append(', '.join('%s %d' % item for item in blocked) or '-')
+        rows.append(cells)
+    return _table(header, numeric, rows)
+
+
+def _table(header, numeric, rows):
+    """header and rows aligned in columns, numeric ones to the right."""
+    rows = [header] + rows
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
 
     def line(row):
@@ -209,6 +243,10 @@ class Progress:
 
 
 def _check(conf):
+    if conf.gpu and conf.gpus:
+        raise exceptions.InvalidOption(
+            _('--gpu picks GPU flavors, --gpus lists GPU devices by type '
+              'instead of flavors: give one of them'))
     return refresh.engine_options(conf), chosen_cloud(conf)
 
 
@@ -242,12 +280,16 @@ def main(argv):
         return 1
     # Only the list it prints: per-host documents are the bulk of a
     # refresh's rendering on a large cloud.
-    document = json.loads(render.list_document(
-        report, True if conf.gpu else None))
+    if conf.gpus:
+        document = json.loads(render.gpu_list_document(report))
+    else:
+        document = json.loads(render.list_document(
+            report, True if conf.gpu else None))
     if conf.format == 'json':
         sys.stdout.write(json.dumps(document, indent=2) + '\n')
     else:
-        sys.stdout.write(format_table(document[pub.FLAVORS]))
+        sys.stdout.write(format_gpu_table(document[pub.GPUS]) if conf.gpus
+                         else format_table(document[pub.FLAVORS]))
         sys.stdout.write('\n' + footer(cloud, report, document))
         for problem in report.problems:
             sys.stdout.write(_('warning: %s') % problem + '\n')

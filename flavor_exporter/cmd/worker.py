@@ -25,6 +25,7 @@ from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.publication import publisher
+from flavor_exporter.worker import leadership
 from flavor_exporter.worker import refresh
 from flavor_exporter.worker import service as worker_service
 
@@ -49,13 +50,18 @@ CLI_OPTS = [
 @start.command
 def main(argv):
     config.CONF.register_cli_opts(CLI_OPTS)
-    conf, options = start.configure(PROG, argv, DESCRIPTION,
-                                    refresh.engine_options)
+    conf, options = start.configure(PROG, argv, DESCRIPTION, check)
     if conf.run_once:
         return run_once(conf, options)
     launcher = service.ServiceLauncher(conf, restart_method='mutate')
     launcher.launch_service(worker_service.for_clouds(conf, options))
     return launcher.wait()
+
+
+def check(conf):
+    """The engine options, once coordination is known to be usable."""
+    leadership.check_backend_url(conf)
+    return refresh.engine_options(conf)
 
 
 def run_once(conf, options):

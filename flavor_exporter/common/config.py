@@ -13,6 +13,7 @@
 #    under the License.
 """Parse the configuration and set up logging, once per process."""
 
+import errno
 import sys
 
 from oslo_config import cfg
@@ -49,16 +50,35 @@ EPILOG = ('Most settings are in the configuration file '
           'option is described in flavor-exporter.conf.sample).')
 
 
+class ConfigFileUnreadable(exceptions.InvalidOption):
+    """A configuration file named that cannot be read as a file."""
+
+
 def parse_args(argv, default_config_files=None, default_config_dirs=None,
                description=None):
-    CONF(argv,
-         project=PROJECT,
-         version=version.version_string(),
-         usage='%(prog)s [options]',
-         description=description,
-         epilog=EPILOG if description else None,
-         default_config_files=default_config_files,
-         default_config_dirs=default_config_dirs)
+    try:
+        CONF(argv,
+             project=PROJECT,
+             version=version.version_string(),
+             usage='%(prog)s [options]',
+             description=description,
+             epilog=EPILOG if description else None,
+             default_config_files=default_config_files,
+             default_config_dirs=default_config_dirs)
+    except OSError as exc:
+        # oslo.config answers a missing or unreadable file itself; any
+        # other failure to read one (a directory, say) escapes it.
+        raise ConfigFileUnreadable(_unreadable(exc)) from None
+
+
+def _unreadable(error):
+    if error.errno == errno.EISDIR:
+        return _('%s is a directory, not a configuration file; name the '
+                 'file with --config-file, or the directory with '
+                 '--config-dir (it reads every *.conf file in '
+                 'it)') % error.filename
+    return _('cannot read the configuration file %(file)s: %(error)s') % {
+        'file': error.filename, 'error': error.strerror or error}
 
 
 def prepare_service(argv, default_config_files=None,

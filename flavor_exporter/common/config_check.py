@@ -62,6 +62,14 @@ def config_files(conf):
     return files
 
 
+def _is_group(conf, name):
+    """Whether name of conf is a group (else an option of [DEFAULT])."""
+    try:
+        return isinstance(conf[name], cfg.ConfigOpts.GroupAttr)
+    except cfg.ConfigFileValueError:
+        return False  # an option whose value invalid_values will name
+
+
 def _names(opt):
     names = {opt.dest}
     for deprecated in opt.deprecated_opts:
@@ -86,10 +94,9 @@ def known_options(conf):
                 _add(known, getattr(group, 'name', group), opts)
     # What the command registered (its command line options included).
     known.setdefault(DEFAULT, set()).update(
-        name for name in conf if not isinstance(conf[name], cfg.ConfigOpts
-                                                .GroupAttr))
+        name for name in conf if not _is_group(conf, name))
     for name in conf:
-        if isinstance(conf[name], cfg.ConfigOpts.GroupAttr):
+        if _is_group(conf, name):
             known.setdefault(name, set()).update(conf[name])
     return known
 
@@ -171,10 +178,9 @@ def invalid_values(conf, where):
 
     where: {(group, option): file that sets it}.
     """
-    for group, names in [(None, [n for n in conf if not isinstance(
-            conf[n], cfg.ConfigOpts.GroupAttr)])] + [
-            (n, list(conf[n])) for n in conf
-            if isinstance(conf[n], cfg.ConfigOpts.GroupAttr)]:
+    for group, names in [(None, [n for n in conf
+                                 if not _is_group(conf, n)])] + [
+            (n, list(conf[n])) for n in conf if _is_group(conf, n)]:
         values = conf[group] if group else conf
         for name in names:
             try:

@@ -21,6 +21,7 @@ from flavor_exporter.conf import capacity
 from flavor_exporter.conf import clouds
 from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
+from flavor_exporter.conf import middleware
 from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
 from flavor_exporter.conf import worker
@@ -30,6 +31,7 @@ CONF = cfg.CONF
 default.register_opts(CONF)
 clouds.register_opts(CONF)
 api.register_opts(CONF)
+middleware.register_opts(CONF)
 worker.register_opts(CONF)
 cache.register_opts(CONF)
 openstack.register_opts(CONF)

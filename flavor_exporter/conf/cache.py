@@ -12,6 +12,29 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 from oslo_config import cfg
+from oslo_config import types
+
+
+class HostPort(types.String):
+    """host:port, the port required: memcached has no port to assume.
+
+    Refused while the configuration is read (common/config_check.py),
+    in one line; a server without its port used to fail later, in every
+    API and worker process the launcher forked, again and again.
+    """
+
+    def __init__(self):
+        super().__init__(type_name='host:port value')
+
+    def __call__(self, value):
+        value = super().__call__(value).strip()
+        host, sep, port = value.rpartition(':')
+        if not sep or not host.strip('[]') or not port.isdigit() or \
+                not 0 < int(port) < 65536:
+            raise ValueError('%r is not host:port; add the port (memcached '
+                             'listens on 11211 by default)' % value)
+        return value
+
 
 # Not "[cache]": that group belongs to oslo.cache, which keystonemiddleware
 # registers on the same CONF with options of the same names.
@@ -29,6 +52,7 @@ opts = [
                          'one process.')],
                help='Cache backend.'),
     cfg.ListOpt('memcache_servers', default=['127.0.0.1:11211'],
+                item_type=HostPort(),
                 help='memcached servers as host:port. With several '
                      'servers keys are spread by consistent hashing.'),
     cfg.StrOpt('key_prefix', default='flavor-exporter',

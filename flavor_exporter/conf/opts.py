@@ -24,12 +24,13 @@ from flavor_exporter.conf import capacity
 from flavor_exporter.conf import clouds
 from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
+from flavor_exporter.conf import middleware
 from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
 from flavor_exporter.conf import worker
 
-_MODULES = (default, clouds, api, worker, coordination, cache, openstack,
-            capacity, pci)
+_MODULES = (default, clouds, api, middleware, worker, coordination, cache,
+            openstack, capacity, pci)
 
 # The oslo.config.opts namespaces of the sample configuration, in the
 # order etc/flavor-exporter/flavor-exporter-config-generator.conf names

@@ -14,7 +14,8 @@
 """Who may read which capacity data.
 
 Any authenticated user reads the numbers of the flavors their project may
-use: public flavors, and private ones shared with their project. Per-host
+use: public flavors, and private ones shared with their project; and how
+many GPU devices of each type the cloud has, uses and leaves free. Per-host
 breakdowns name compute nodes and how full each is, the refresh status
 shows how the cloud is read, and private flavors are other projects'
 business: those need an administrator or a system reader.
@@ -29,6 +30,8 @@ FLAVOR_LIST = PREFIX + 'flavor:list'
 FLAVOR_GET = PREFIX + 'flavor:get'
 ALL_FLAVORS = PREFIX + 'flavor:all_projects'
 HOSTS = PREFIX + 'flavor:hosts'
+GPU_LIST = PREFIX + 'gpu:list'
+GPU_GET = PREFIX + 'gpu:get'
 STATUS = PREFIX + 'status:get'
 METRICS = PREFIX + 'metrics:get'
 
@@ -66,10 +69,31 @@ rules = [
     policy.DocumentedRuleDefault(
         name=HOSTS,
         check_str=base.ADMIN_OR_SYSTEM_READER,
-        description='See the per-host breakdown of a flavor and the hosts '
-                    'excluded from it (compute node names and how full '
-                    'they are).',
-        operations=[{'method': 'GET', 'path': '/v2/flavors/{flavor}'}],
+        description='See per-host breakdowns: of a flavor, with the hosts '
+                    'excluded from it, and of a GPU type (compute node '
+                    'names and how full they are). One rule for both: '
+                    'where a GPU flavor fits tells where its GPUs are '
+                    'free.',
+        operations=[{'method': 'GET', 'path': '/v2/flavors/{flavor}'},
+                    {'method': 'GET', 'path': '/v2/gpus/{gpu_type}'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=GPU_LIST,
+        check_str=base.ANY_AUTHENTICATED,
+        description='List GPU devices by type: how many exist, are used, '
+                    'are free and are stranded, per availability zone.',
+        operations=[{'method': 'GET', 'path': '/v2/gpus'},
+                    {'method': 'GET', 'path': '/gpus'},
+                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/gpus'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=GPU_GET,
+        check_str=base.ANY_AUTHENTICATED,
+        description='Show the GPU devices of one type.',
+        operations=[{'method': 'GET', 'path': '/v2/gpus/{gpu_type}'},
+                    {'method': 'GET', 'path': '/gpus/{gpu_type}'},
+                    {'method': 'GET',
+                     'path': '/v2/clouds/{cloud}/gpus/{gpu_type}'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=STATUS,

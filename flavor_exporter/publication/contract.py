@@ -60,6 +60,11 @@ V2_NAMES = 'v2/names'
 ACCESS = 'access'
 #: The per-flavor gauges, Prometheus text format 0.0.4 (not JSON).
 METRICS = 'metrics'
+#: GPU devices by type, ``{"timestamp", "source", "stale", "gpus": [...]}``.
+V2_GPUS = 'v2/gpus'
+#: The predecessor's first ``/gpus``: a bare list of ``{"type",
+#: "used_slots", "free_slots", "total_slots"}``, no timestamp.
+LEGACY_GPUS = 'legacy/gpus'
 
 
 def legacy_flavor(flavor_id):
@@ -88,6 +93,27 @@ def v2_flavor_hosts(flavor_id):
     and most change with every refresh of a busy cloud.
     """
     return 'v2/flavor/%s/hosts' % flavor_id
+
+
+def _type_part(gpu_type):
+    # A type is named by a [pci] alias, which may hold any character:
+    # quoted, "A/hosts" cannot be mistaken for the hosts of "A".
+    return urllib.parse.quote(gpu_type, safe='')
+
+
+def v2_gpu(gpu_type):
+    """One type of V2_GPUS, ``{head..., "gpu": {...}}``, as anyone sees it."""
+    return 'v2/gpu/%s' % _type_part(gpu_type)
+
+
+def v2_gpu_hosts(gpu_type):
+    """The per-host rows of a GPU type, as columns (see with_gpu_hosts())."""
+    return 'v2/gpu/%s/hosts' % _type_part(gpu_type)
+
+
+def legacy_gpu(gpu_type):
+    """One type of LEGACY_GPUS, the bare object."""
+    return 'legacy/gpu/%s' % _type_part(gpu_type)
 
 
 def hosts_page(page):
@@ -127,8 +153,18 @@ EXCLUDED = 'excluded_hosts'    # {why: how many hosts}
 #: documents, in the status entry (at most UNREADABLE_PUBLISHED hosts).
 UNREADABLE_HOSTS = 'unreadable_hosts'
 
-# Columns of v2_flavor_hosts() (besides EXCLUDED) and of hosts_page()
-# documents.
+GPUS = 'gpus'                  # the list of a GPU list document
+GPU = 'gpu'                    # the type of a one-type document
+TYPE = 'type'
+USED = 'used'
+FREE = 'free'
+#: Free devices no flavor that could take them can start with now.
+STRANDED = 'stranded'
+STRANDED_BY = 'stranded_by'    # {why: devices}
+BLOCKED_BY = 'blocked_by'      # per host: why its free devices are stranded
+
+# Columns of v2_flavor_hosts() (besides EXCLUDED), v2_gpu_hosts() and
+# hosts_page() documents.
 POSITION = 'position'          # index of the host in the host index
 HOST = 'host'
 NODE = 'node'
@@ -337,6 +373,28 @@ def _host_rows(numbers, index_page):
                      AVAILABLE: available,
                      LIMITED_BY: labels[code] if code >= 0 else None})
     return rows
+
+
+def with_gpu_hosts(document, hosts_document, index_page):
+    """The v2_gpu() document value as administrators see it.
+
+    hosts_document: the decoded v2_gpu_hosts() document, columns
+    POSITION, TOTAL, USED, FREE, STRANDED and BLOCKED_BY (codes into
+    LABELS, -1 for none); index_page as for with_hosts(). The type gains
+    its per-host rows (HOSTS).
+    """
+    labels = hosts_document[LABELS]
+    rows = []
+    for position, total, used, free, stranded, code in zip(*(
+            hosts_document[column] for column in (
+                POSITION, TOTAL, USED, FREE, STRANDED, BLOCKED_BY))):
+        page = index_page(position // HOSTS_PER_PAGE)
+        at = position % HOSTS_PER_PAGE
+        rows.append({HOST: page[HOST][at], NODE: page[NODE][at],
+                     ZONE: page[ZONE][at], TOTAL: total, USED: used,
+                     FREE: free, STRANDED: stranded,
+                     BLOCKED_BY: labels[code] if code >= 0 else None})
+    return dict(document, **{GPU: dict(document[GPU], **{HOSTS: rows})})
 
 
 def manifest_entries(manifest):

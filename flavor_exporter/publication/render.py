@@ -20,6 +20,8 @@ documents are called and how they are encoded is the contract with the API:
 flavor_exporter.publication.contract.
 """
 
+import functools
+
 from flavor_exporter.publication import contract as pub
 
 
@@ -96,6 +98,10 @@ def v2_flavor(capacity, detail=False):
     return body
 
 
+def _encoded_hosts(capacity, position_of):
+    return pub.encode(host_numbers(capacity, position_of))
+
+
 def host_numbers(capacity, position_of):
     """The v2_flavor_hosts() document value of a flavor (see contract)."""
     return dict(_host_columns(capacity, position_of), **{
@@ -121,6 +127,47 @@ def _host_columns(capacity, position_of):
             pub.LABELS: labels}
 
 
+class EncodedHosts:
+    """The per-host documents one refresh encoded, for the next one.
+
+    At 10,000 hosts they are most of what a refresh renders, and most do
+    not change from one refresh to the next: a request whose numbers are
+    the same (HostNumbers.fingerprint) takes the bytes of the last
+    refresh. Only the last refresh's are kept.
+    """
+
+    def __init__(self):
+        self._last = {}
+        self._now = {}
+
+    def get(self, key, make):
+        body = self._now.get(key)
+        if body is None:
+            body = self._last.get(key)
+            if body is None:
+                body = make()
+            self._now[key] = body
+        return body
+
+    def finish(self):
+        """The refresh is rendered: what it used is what is kept."""
+        self._last, self._now = self._now, {}
+
+
+def _hosts_key(capacity, position_of):
+    """What a flavor's per-host document is made of."""
+    per_host = capacity.per_host
+    if capacity.request is None:
+        numbers = None
+    elif hasattr(per_host, 'fingerprint'):
+        numbers = per_host.fingerprint()
+    else:
+        # Counted host by host (the engine's exact path): few hosts.
+        numbers = tuple((position_of[h.host], h.total, h.available,
+                         h.limited_by) for h in capacity.hosts)
+    return numbers, tuple(sorted(capacity.excluded.items()))
+
+
 def host_index(hosts):
     """{page name: columns} of the host index (pub.hosts_page())."""
     pages = {}
@@ -131,6 +178,64 @@ def host_index(hosts):
             pub.NODE: [h.node for h in page],
             pub.ZONE: [h.availability_zone for h in page]}
     return pages
+
+
+def _devices(devices):
+    """Figures of a gpus.Devices: a type's in the cloud or in one zone."""
+    return {pub.TOTAL: devices.total, pub.USED: devices.used,
+            pub.FREE: devices.free, pub.STRANDED: devices.stranded,
+            pub.STRANDED_BY: dict(sorted(devices.stranded_by.items()))}
+
+
+def v2_gpu(gpu_type):
+    """A type of the v2 GPU list (gpus.GpuType), per-host rows apart."""
+    kind = gpu_type.kind
+    return dict({pub.TYPE: kind.name,
+                 'resource_class': kind.resource_class,
+                 'traits': list(kind.traits),
+                 'counted_from': sorted(gpu_type.counted_from)},
+                **_devices(gpu_type.devices),
+                **{pub.ZONES: {zone: _devices(devices) for zone, devices
+                               in sorted(gpu_type.zones.items())}})
+
+
+def gpu_hosts(gpu_type):
+    """The v2_gpu_hosts() document value of a type (see contract)."""
+    rows = gpu_type.hosts
+    labels = sorted({row.blocked_by for row in rows if row.blocked_by})
+    code_of = {label: i for i, label in enumerate(labels)}
+    return {pub.POSITION: [row.position for row in rows],
+            pub.TOTAL: [row.total for row in rows],
+            pub.USED: [row.used for row in rows],
+            pub.FREE: [row.free for row in rows],
+            pub.STRANDED: [row.stranded for row in rows],
+            pub.BLOCKED_BY: [code_of.get(row.blocked_by, -1)
+                             for row in rows],
+            pub.LABELS: labels}
+
+
+def legacy_gpu(gpu_type):
+    """A type in the predecessor's first shape (its openapi.yaml "GPU")."""
+    devices = gpu_type.devices
+    return {pub.TYPE: gpu_type.name, 'used_slots': devices.used,
+            'free_slots': devices.free, 'total_slots': devices.total}
+
+
+def gpu_documents(report, head):
+    """{document name: bytes} of the GPU types of report."""
+    docs = {pub.LEGACY_GPUS: pub.encode([legacy_gpu(t)
+                                         for t in report.gpus])}
+    listed = [(t, v2_gpu(t)) for t in report.gpus]
+    docs[pub.V2_GPUS] = pub.encode(dict(
+        head, **{pub.GPUS: [body for _, body in listed]}))
+    for gpu_type, body in listed:
+        docs[pub.v2_gpu(gpu_type.name)] = pub.encode(dict(
+            head, **{pub.GPU: body}))
+        docs[pub.v2_gpu_hosts(gpu_type.name)] = pub.encode(
+            gpu_hosts(gpu_type))
+        docs[pub.legacy_gpu(gpu_type.name)] = pub.encode(
+            legacy_gpu(gpu_type))
+    return docs
 
 
 def _label(value):
@@ -198,7 +303,50 @@ def metrics(report):
         lines.append('%s{flavor_name="%s",public="%s"} %d' % (
             metric, _label(capacity.flavor.name),
             bool(capacity.flavor.is_public), capacity.available))
+    lines += gpu_metrics(report.gpus)
     return ('\n'.join(lines) + '\n').encode('utf-8')
+
+
+GPU_FAMILIES = (
+    ('flavor_exporter_gpu_devices', 'total',
+     'GPU devices of the type in one availability zone.'),
+    ('flavor_exporter_gpu_devices_used', 'used',
+     'GPU devices of the type in use in one availability zone.'),
+    ('flavor_exporter_gpu_devices_free', 'free',
+     'GPU devices of the type free in one availability zone.'),
+    ('flavor_exporter_gpu_devices_stranded', 'stranded',
+     'Free GPU devices of the type in one availability zone on hosts '
+     'where no flavor that could take them can start now.'))
+
+
+def gpu_metrics(types):
+    """Gauges of GPU devices: one series per type and zone, none per host.
+
+    The cloud's figure of a type is the sum over its zones; what strands
+    devices is one series per reason.
+    """
+    lines = []
+    for metric, attribute, text in GPU_FAMILIES:
+        lines += _family(metric, text)
+        for gpu_type in types:
+            for zone, devices in sorted(gpu_type.zones.items()):
+                lines.append(
+                    '%s{gpu_type="%s",availability_zone="%s"} %d' % (
+                        metric, _label(gpu_type.name), _label(zone),
+                        getattr(devices, attribute)))
+    metric = 'flavor_exporter_gpu_devices_stranded_by'
+    lines += _family(metric, 'Stranded GPU devices of the type in one '
+                             'availability zone, by what blocks them: a '
+                             'resource class or why the hosts are not '
+                             'considered.')
+    for gpu_type in types:
+        for zone, devices in sorted(gpu_type.zones.items()):
+            for reason, count in sorted(devices.stranded_by.items()):
+                lines.append('%s{gpu_type="%s",availability_zone="%s",'
+                             'blocked_by="%s"} %d' % (
+                                 metric, _label(gpu_type.name), _label(zone),
+                                 _label(reason), count))
+    return lines
 
 
 def _head(report):
@@ -226,11 +374,23 @@ def list_document(report, gpu=None):
     return pub.stamp(body, pub.COLLECTED_AT, pointer[pub.TIMESTAMP])
 
 
-def documents(report):
+def gpu_list_document(report):
+    """The v2 GPU list alone (pub.V2_GPUS), for flavor-exporter-report.
+
+    Its timestamp is stamped: the time the cloud was read.
+    """
+    pointer = _pointer(report)
+    body = pub.encode(dict(_head(report), **{pub.GPUS: [
+        v2_gpu(t) for t in report.gpus]}))
+    return pub.stamp(body, pub.COLLECTED_AT, pointer[pub.TIMESTAMP])
+
+
+def documents(report, encoded=None):
     """{document name: bytes} of one refresh, and the pointer fields.
 
     The documents carry stamps where they say when their numbers were
-    first seen (see contract.py): the publisher fills them in.
+    first seen (see contract.py): the publisher fills them in. encoded:
+    the EncodedHosts of the previous refreshes, kept by the caller.
     """
     pointer = _pointer(report)
     head = _head(report)
@@ -255,16 +415,16 @@ def documents(report):
                                    if bool(c.gpu) == wanted]}))
     position_of = {host.name: i for i, host in enumerate(report.hosts)}
     # Flavors of one request share their per-host numbers (the engine's
-    # HostNumbers): encoded once, the bulk of rendering a large cloud.
-    per_host = {}
+    # HostNumbers): encoded once, and not again while they do not change.
+    encoded = encoded if encoded is not None else EncodedHosts()
     for capacity in report.flavors:
         flavor_id = capacity.flavor.id
         docs[pub.v2_flavor(flavor_id)] = pub.encode(dict(
             head, **{pub.FLAVOR: v2_flavor(capacity, detail=True)}))
-        key = id(capacity.per_host)
-        if key not in per_host:
-            per_host[key] = pub.encode(host_numbers(capacity, position_of))
-        docs[pub.v2_flavor_hosts(flavor_id)] = per_host[key]
+        docs[pub.v2_flavor_hosts(flavor_id)] = encoded.get(
+            _hosts_key(capacity, position_of), functools.partial(
+                _encoded_hosts, capacity, position_of))
+    encoded.finish()
     for name, page in host_index(report.hosts).items():
         docs[name] = pub.encode(page)
     docs[pub.V2_NAMES] = pub.encode({c.flavor.name: c.flavor.id
@@ -273,5 +433,6 @@ def documents(report):
         c.flavor.id: (None if c.flavor.projects is None
                       else list(c.flavor.projects))
         for c in report.flavors if not c.flavor.is_public})
+    docs.update(gpu_documents(report, head))
     docs[pub.METRICS] = metrics(report)
     return docs, pointer

@@ -20,7 +20,8 @@ worked out by hand (no allocation ratios, no reserved amounts):
 
 - cmp000 (az1): 32 VCPU (8 used), 64 GiB, 1000 GB, 4 a100 GPUs (2 used);
 - cmp001 (az2): 32 VCPU, 64 GiB, 1000 GB, 2 v100 GPUs;
-- cmp002 (az2): disabled.
+- cmp002 (az2): disabled, 2 v100 GPUs (stranded: free on a host no
+  flavor can start on).
 
 | id    | name           | needs                  | az1 t/a | az2 t/a |
 |-------|----------------|------------------------|---------|---------|
@@ -62,7 +63,7 @@ def _host(index, zone, gpus=None, used_vcpus=0, enabled=True):
 def hosts():
     return [_host(0, 'az1', gpus=('a100', 4, 2), used_vcpus=8),
             _host(1, 'az2', gpus=('v100', 2, 0)),
-            _host(2, 'az2', enabled=False)]
+            _host(2, 'az2', gpus=('v100', 2, 0), enabled=False)]
 
 
 def flavors():

@@ -25,15 +25,19 @@ the cloud is read once per worker instead of once, but the published data
 stays fresh, and right thanks to the fencing.
 """
 
+import importlib.metadata
 import os
 import socket
+from urllib import parse
 import uuid
 
 from oslo_log import log
 import tooz
 from tooz import coordination
 
+from flavor_exporter._i18n import _
 from flavor_exporter.common import clouds
+from flavor_exporter.common import exceptions
 
 LOG = log.getLogger(__name__)
 
@@ -42,6 +46,50 @@ def backend_url(conf):
     """[coordination] backend_url, or memcached on the first cache server."""
     return conf.coordination.backend_url or (
         'memcached://%s' % conf.document_cache.memcache_servers[0].strip())
+
+
+# Where tooz finds its drivers: one entry point per URL scheme.
+DRIVERS = 'tooz.backends'
+
+
+def tooz_drivers():
+    """{URL scheme: the entry point of tooz's driver for it}."""
+    return {entry.name: entry for entry in
+            importlib.metadata.entry_points(group=DRIVERS)}
+
+
+def check_backend_url(conf):
+    """exceptions.InvalidOption unless tooz can use [coordination] backend_url.
+
+    Commands call it before they start: tooz only looks the driver up
+    when the worker first joins, and a worker that cannot join retries
+    every [coordination] check_interval, logging, for ever.
+    """
+    if conf.document_cache.backend == 'memory' or \
+            not conf.coordination.backend_url:
+        return
+    url = conf.coordination.backend_url
+    where = conf.get_location('backend_url', 'coordination').detail or _(
+        'configuration')
+    scheme = parse.urlsplit(url).scheme
+    drivers = tooz_drivers()
+    if scheme not in drivers:
+        raise exceptions.InvalidOption(_(
+            '%(where)s: [coordination] backend_url %(url)r: tooz has no '
+            '%(scheme)r driver; use one of %(known)s (for example '
+            'redis://HOST:6379), or remove the option to coordinate '
+            'through memcached') % {
+                'where': where, 'url': url, 'scheme': scheme,
+                'known': ', '.join(sorted(drivers))})
+    try:
+        drivers[scheme].load()
+    except ImportError as exc:
+        raise exceptions.InvalidOption(_(
+            '%(where)s: [coordination] backend_url %(url)r: tooz\'s '
+            '%(scheme)s driver needs the Python package %(module)s; '
+            'install it where flavor-exporter runs') % {
+                'where': where, 'url': url, 'scheme': scheme,
+                'module': exc.name or exc}) from None
 
 
 class Leadership:

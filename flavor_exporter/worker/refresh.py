@@ -124,6 +124,7 @@ class Refresher:
         # Host group fits of the last refresh, reused where the cloud did
         # not change.
         self._fits = vector_fit.Fits()
+        self._encoded = render.EncodedHosts()
         self._status = pub.initial_status()
 
     @property
@@ -164,7 +165,7 @@ class Refresher:
             report = self.compute(self._fits)
             check_unreadable(
                 report, self._conf.capacity.max_unreadable_hosts_percent)
-            documents, pointer = render.documents(report)
+            documents, pointer = render.documents(report, self._encoded)
             pointer[pub.DURATION] = round(
                 time.monotonic() - started, 3)
             published = self._publisher.publish(

@@ -107,13 +107,15 @@ class Connection:
             try:
                 complete = self._next_request()
             except http.BadRequest as exc:
+                refused = protocol_errors.new_context()
                 LOG.debug('Refused a request from %s: %s', self.remote[0],
-                          exc.message)
+                          exc.message, context=refused)
                 version = (self.request.version if self.request
                            else 'HTTP/1.0')
                 self.close_after = True
                 self.out = [memoryview(protocol_errors.answer(
-                    exc.code, exc.message, version))]
+                    exc.code, exc.message, version,
+                    request_id=refused.request_id))]
             else:
                 if complete is None:
                     return WANT_READ
@@ -221,12 +223,13 @@ class Connection:
                 raise RuntimeError('the application did not call '
                                    'start_response')
         except Exception:
+            failed = protocol_errors.new_context()
             LOG.exception('The API failed to answer %s %.200s',
-                          request.method, request.target)
+                          request.method, request.target, context=failed)
             self.close_after = True
             self.out = [memoryview(protocol_errors.answer(
                 500, 'The server failed to answer this request.',
-                request.version))]
+                request.version, request_id=failed.request_id))]
             return
         self.close_after = not request.keep_alive
         body = chunks[0] if len(chunks) == 1 else b''.join(chunks)

@@ -26,7 +26,7 @@ import os
 import subprocess
 import sys
 
-BENCHMARKS = ('engine', 'publish', 'api', 'collect', 'worker',
+BENCHMARKS = ('engine', 'publish', 'api', 'inprocess', 'collect', 'worker',
               'memcached_loss')
 # Run only when named: minutes long, and Nova must be installed.
 ON_REQUEST = ('realcloud',)

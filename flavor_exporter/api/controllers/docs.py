@@ -19,8 +19,10 @@ validator Swagger UI calls by default is switched off.
 """
 
 import importlib.resources
+import json
 import mimetypes
 import os
+import threading
 
 import pecan
 import swagger_ui_bundle
@@ -68,6 +70,39 @@ def openapi_document():
     """The OpenAPI 3 document kept in this package, bytes."""
     return importlib.resources.files('flavor_exporter.api').joinpath(
         'openapi.json').read_bytes()
+
+
+class OpenApiDocument:
+    """openapi.json with the server URL it is served from.
+
+    OpenAPI's default server is "/" of the document's host, which is wrong
+    behind a proxy that serves the API under a prefix; the URL each
+    request was made to is right, its scheme included
+    (http_proxy_to_wsgi). The document is encoded once per URL, for the
+    few URLs an API is reached by.
+    """
+
+    #: URLs remembered; a client making up Host headers gets a fresh
+    #: encoding, not a growing memory.
+    LIMIT = 16
+
+    def __init__(self):
+        self._document = json.loads(openapi_document())
+        self._served = {}
+        self._lock = threading.Lock()
+
+    def served_at(self, base_url):
+        """The document's bytes, its server base_url (no final '/')."""
+        found = self._served.get(base_url)
+        if found is None:
+            found = json.dumps(
+                dict(self._document, servers=[{'url': base_url}]),
+                indent=2).encode('utf-8')
+            with self._lock:
+                if len(self._served) >= self.LIMIT:
+                    self._served.clear()
+                self._served[base_url] = found
+        return found
 
 
 class _Files:

@@ -36,27 +36,33 @@ def _version():
         return 'unknown'
 
 
-def version_document():
+def version_document(base_url='', version_string=None):
+    """The version document, its links under base_url (no final '/').
+
+    Absolute links, as OpenStack version documents have them: a client
+    follows them as they are, and behind a TLS-terminating proxy
+    (http_proxy_to_wsgi) they name the proxy's scheme, host and prefix.
+    """
     return {
         'name': 'flavor-exporter',
         'description': 'Per-flavor capacity of this OpenStack cloud: how '
                        'many instances of each flavor fit now, and in the '
                        'empty cloud.',
-        'version': _version(),
+        'version': version_string or _version(),
         'versions': [
             {'id': 'v2', 'status': 'CURRENT',
-             'links': [{'rel': 'self', 'href': '/v2/flavors/'},
-                       {'rel': 'status', 'href': '/v2/status'},
-                       {'rel': 'clouds', 'href': '/v2/clouds/'}]},
+             'links': [{'rel': 'self', 'href': base_url + '/v2/flavors/'},
+                       {'rel': 'status', 'href': base_url + '/v2/status'},
+                       {'rel': 'clouds', 'href': base_url + '/v2/clouds/'}]},
             {'id': 'legacy', 'status': 'SUPPORTED',
-             'links': [{'rel': 'self', 'href': '/gpus/flavors/'}]},
+             'links': [{'rel': 'self', 'href': base_url + '/gpus/flavors/'}]},
         ],
         'links': [
-            {'rel': 'describedby', 'href': '/openapi.json',
+            {'rel': 'describedby', 'href': base_url + '/openapi.json',
              'type': 'application/vnd.oai.openapi+json;version=3.0'},
-            {'rel': 'help', 'href': '/docs/', 'type': 'text/html'},
-            {'rel': 'metrics', 'href': '/metrics'},
-            {'rel': 'health', 'href': '/healthcheck'},
+            {'rel': 'help', 'href': base_url + '/docs/', 'type': 'text/html'},
+            {'rel': 'metrics', 'href': base_url + '/metrics'},
+            {'rel': 'health', 'href': base_url + '/healthcheck'},
         ],
     }
 
@@ -67,8 +73,8 @@ class RootController:
         v2_pages = v2.V2Controller(queries, stale_after)
         docs_pages = docs.DocsController()
         self._metrics = metrics.Exposition(queries)
-        self._version = responses.body(version_document()).body
-        self._openapi = docs.openapi_document()
+        self._openapi = docs.OpenApiDocument()
+        self._version_string = _version()
         # Handler names of the route table -> controller methods.
         self._pages = {
             'version': self.version,
@@ -87,11 +93,13 @@ class RootController:
 
     @pecan.expose()
     def version(self):
-        return responses.body(self._version)
+        return responses.body(version_document(
+            pecan.request.application_url, self._version_string))
 
     @pecan.expose()
     def openapi(self):
-        return responses.body(self._openapi)
+        return responses.body(self._openapi.served_at(
+            pecan.request.application_url))
 
     @pecan.expose()
     def metrics(self):

@@ -61,7 +61,8 @@ class V2Controller:
         listed = []
         for name in self._queries.names():
             view = self._queries.peek(name)
-            base_path = '/v2/clouds/%s/' % name
+            base_path = '%s/v2/clouds/%s/' % (
+                pecan.request.application_url, name)
             listed.append({
                 'name': name,
                 'default': name == self._queries.default,

@@ -167,6 +167,30 @@ class TestWorkerAndApi(CommandsTestCase):
                   if f['flavor_name'] == 'de.NBI GPU V100 medium'][0]
         self.assertEqual((4, 3), (medium['total'], medium['available']))
 
+    def test_gpu_types_from_the_worker_to_the_api(self):
+        config = self.write_config()
+        expected = self.report(config, '--gpus')
+        done = self.run_command('flavor-exporter-worker', '--config-file',
+                                config, '--run-once')
+        self.assertEqual(0, done.returncode, done.stderr)
+        self.start('flavor-exporter-api', config)
+        loopback.wait_for_port(self.port, timeout=60)
+        served = self.wait_for('/v2/gpus/')
+        self.assertEqual(expected['gpus'], served['gpus'])
+        # gpu1 and gpu2 of the GPU V100 aggregate, 2 each; the medium
+        # server holds one.
+        self.assertEqual([{'type': 'V100', 'used_slots': 1, 'free_slots': 3,
+                           'total_slots': 4}], self.wait_for('/gpus'))
+        rows = self.wait_for('/v2/gpus/V100')['gpu']['hosts']
+        self.assertEqual({'gpu1': (2, 1), 'gpu2': (2, 0)},
+                         {row['host']: (row['total'], row['used'])
+                          for row in rows})
+        table = self.run_command('flavor-exporter-report', '--config-file',
+                                 config, '--gpus')
+        self.assertEqual(0, table.returncode, table.stderr)
+        self.assertTrue(table.stdout.startswith('type '), table.stdout)
+        self.assertIn('\nV100 ', table.stdout)
+
     def test_worker_service_refills_a_restarted_memcached(self):
         config = self.write_config()
         self.start('flavor-exporter-worker', config)

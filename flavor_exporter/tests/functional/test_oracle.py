@@ -213,6 +213,19 @@ class TestPciInPlacementOracle(OracleTests, base.TestCase):
         self.assertEqual(200, resp.status_code, resp.text)
 
 
+class TestGpuTypesOracle(OracleTests, base.TestCase):
+    """Aggregate-counted PCI, PCI in Placement and VGPU in one cloud.
+
+    The V100 computes do not report PCI to Placement and the scheduler
+    does not ask it for PCI devices, as while a cloud moves its devices
+    into Placement; test_cloud_gpu_types checks the GPU figures there.
+    """
+
+    scenario = 'gpu_types'
+    # PCI in Placement and VGPU children exist in Placement only.
+    sources = ('placement',)
+
+
 class TestVtpmOracle(OracleTests, base.TestCase):
     scenario = 'vtpm'
     # TPM traits exist in Placement only.

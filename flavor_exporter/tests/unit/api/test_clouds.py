@@ -99,9 +99,11 @@ class TestRoutes(CloudsTestCase):
                           'age_seconds': None, 'stale': True,
                           'links': [
                               {'rel': 'flavors',
-                               'href': '/v2/clouds/west/flavors/'},
+                               'href': 'http://localhost/v2/clouds/west/'
+                                       'flavors/'},
                               {'rel': 'status',
-                               'href': '/v2/clouds/west/status'}]}, west)
+                               'href': 'http://localhost/v2/clouds/west/'
+                                       'status'}]}, west)
 
     def test_one_cold_cloud_leaves_the_other_served(self):
         self.publish()

@@ -58,10 +58,19 @@ class TestRouter(test_base.BaseTestCase):
                          self.handler('/v2/clouds/west/flavors'))
         self.assertEqual(('status', {'cloud': 'west'}),
                          self.handler('/v2/clouds/west/status'))
+        self.assertEqual(('gpu', {'cloud': 'west', 'gpu_type': 'VGPU'}),
+                         self.handler('/v2/clouds/west/gpus/VGPU'))
+        # The predecessor's two families under /gpus: flavors first.
+        self.assertEqual(('legacy_flavors', {}),
+                         self.handler('/gpus/flavors'))
+        self.assertEqual(('legacy_gpus', {}), self.handler('/gpus'))
+        self.assertEqual(('legacy_gpu', {'gpu_type': 'A100'}),
+                         self.handler('/gpus/A100/'))
 
     def test_no_route(self):
-        for path in ('/v2/flavors//', '/v2/flavors/a/b', '/v2', '/gpus',
-                     '/v2/clouds/west', '/metrics/x', '//'):
+        for path in ('/v2/flavors//', '/v2/flavors/a/b', '/v2', '/gpu',
+                     '/v2/gpus/a/b', '/gpus//', '/v2/clouds/west',
+                     '/metrics/x', '//'):
             self.assertIsNone(self.handler(path), path)
 
     def test_public_routes(self):

@@ -88,10 +88,8 @@ class TestLegacy(base.ApiTestCase):
 
     def test_other_errors_in_legacy_shape(self):
         self.publish()
-        self.assertJsonError(self.app.get('/gpus', status=404), 404,
-                             '/gpus', legacy=True)
-        self.assertJsonError(self.app.get('/gpus/other', status=404), 404,
-                             legacy=True)
+        self.assertJsonError(self.app.get('/gpus/a/b/c', status=404), 404,
+                             '/gpus/a/b/c', legacy=True)
         self.assertJsonError(self.app.get('/gpus/flavors/a/b', status=404),
                              404, legacy=True)
         response = self.app.delete('/gpus/flavors/g1', status=405)

@@ -11,19 +11,36 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""openapi.json and the policies describe exactly the route table."""
+"""openapi.json and the policies describe exactly the route table.
 
+And the statuses: every status an operation answers is documented for it,
+and every documented status is answered, in the documented shape, with
+the documented headers (TestEveryStatus drives each operation through
+every way it can answer).
+"""
+
+import functools
 import json
+import os
+import re
+from unittest import mock
 
+import fixtures
+from keystoneauth1 import loading as ks_loading
+from keystonemiddleware import opts as ks_opts
 import openapi_spec_validator
+import webtest
 
+from flavor_exporter.api import app
+from flavor_exporter.api import auth
 from flavor_exporter.api.controllers import docs
 from flavor_exporter.api import routes
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.tests.unit.api import base
 
-# Sample values for path parameters, all of published flavors.
-SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default'}
+# Sample values for path parameters, all of published flavors and GPUs.
+SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default',
+           'gpu_type': 'a100'}
 
 
 def documented_routes():
@@ -96,3 +113,168 @@ class TestOpenApi(base.ApiTestCase):
                   if item['get'].get('security') == []}
         self.assertEqual({path for path, route in documented_routes().items()
                           if route.public}, public)
+
+
+class TestEveryStatus(base.ApiTestCase):
+    """Each operation answers exactly the statuses openapi.json lists."""
+
+    def setUp(self):
+        super().setUp()
+        self.document = json.loads(docs.openapi_document())
+        self.published = self.app
+        self.publish()
+        self.cold = webtest.TestApp(app.setup_app(self.conf,
+                                                  base.FlakyBackend()))
+
+    def resolve(self, response):
+        while '$ref' in response:
+            name = response['$ref'].rsplit('/', 1)[1]
+            response = self.document['components']['responses'][name]
+        return response
+
+    def keystone(self, policy_file=None):
+        """The API behind keystonemiddleware, whose Keystone is away."""
+        self.flags(auth_strategy='keystone')
+        group = 'keystone_authtoken'
+        for name, options in ks_opts.list_auth_token_opts():
+            self.conf.register_opts(options, group=name)
+        plugin = ks_loading.get_auth_plugin_conf_options('password')
+        self.conf.register_opts(plugin, group=group)
+        # Its required auth_url would fail every later test's parsing.
+        self.addCleanup(self.conf.unregister_opts, plugin, group=group)
+        self.addCleanup(self.conf.clear)
+        # Nothing listens on port 1: tokens cannot be validated.
+        self.flags(group=group, auth_type='password',
+                   www_authenticate_uri='http://127.0.0.1:1/identity',
+                   auth_url='http://127.0.0.1:1/v3', username='u',
+                   password='p', project_name='p', user_domain_id='default',
+                   project_domain_id='default')
+        return webtest.TestApp(app.setup_app(self.conf, self.backend))
+
+    def refused_by_policy(self):
+        """The API, a token accepted, every policy refusing."""
+        rules = os.path.join(self.useFixture(
+            fixtures.TempDir()).path, 'policy.yaml')
+        with open(rules, 'w') as f:
+            for rule in policies.list_rules():
+                f.write('"%s": "!"\n' % rule.name)
+        self.flags(auth_strategy='keystone')
+        self.flags(group='oslo_policy', policy_file=rules)
+        # As if keystonemiddleware had accepted the token: the identity
+        # headers below are those it sets.
+        with mock.patch.object(auth, 'wrap', lambda application, *_: (
+                application)):
+            return webtest.TestApp(app.setup_app(self.conf, self.backend))
+
+    @staticmethod
+    def caller(test_app, method):
+        return functools.partial(getattr(test_app, method),
+                                 expect_errors=True)
+
+    def answers(self, method, path, route):
+        """{status: [webtest responses]} of every way path can answer."""
+        url = path.format(**SAMPLES)
+        call = self.caller(self.published, method)
+        answers = [
+            call(url), call(url + '?x=%ff'),
+            call(url + '?q=' + 'a' * 17000),
+            call(url, headers={'X-Big': 'a' * 40000}),
+        ]
+        if route.kind == routes.DOCUMENT:
+            etag = answers[0].headers['ETag']
+            answers.append(call(url, headers={'If-None-Match': etag}))
+        if route.query != routes.IGNORED:
+            answers.append(call(url + '?bogus=1'))
+        for parameter in ('{flavor}', '{flavor_id}', '{cloud}', '{gpu_type}'):
+            if parameter in path:
+                answers.append(call(path.replace(parameter, 'nope').format(
+                    **SAMPLES)))
+        answers.append(self.caller(self.cold, method)(url))
+        with mock.patch.object(routes.Router, 'match',
+                               side_effect=RuntimeError('boom')):
+            answers.append(call(url))
+        if not route.public:
+            keystone = self.caller(self.keystone(), method)
+            answers += [keystone(url),
+                        keystone(url, headers={'X-Auth-Token': 'a-token'})]
+        if route.policy:
+            refusing = self.refused_by_policy()
+            answers.append(self.caller(refusing, method)(url, headers={
+                'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
+                'X-Roles': 'member', 'X-Project-Id': 'p1'}))
+            self.flags(auth_strategy='noauth')
+        found = {}
+        for answer in answers:
+            found.setdefault(str(answer.status_int), []).append(answer)
+        return found
+
+    def check_answer(self, url, code, documented, answer):
+        headers = documented.get('headers', {})
+        self.assertIn('X-OpenStack-Request-ID', headers, (url, code))
+        for name in headers:
+            if name in ('ETag', 'Last-Modified', 'Retry-After',
+                        'X-Flavor-Exporter-Stale', 'WWW-Authenticate'):
+                continue  # some answers of the status only
+            self.assertIn(name, answer.headers, (url, code))
+        content = documented.get('content', {})
+        if answer.body:
+            self.assertIn(answer.content_type,
+                          [media.split(';')[0] for media in content],
+                          (url, code))
+        schema = content.get('application/json', {}).get('schema', {})
+        if answer.body and answer.content_type == 'application/json' and \
+                '$ref' in schema:
+            name = schema['$ref'].rsplit('/', 1)[1]
+            if name in ('Error', 'LegacyError'):
+                self.assertEqual(name == 'LegacyError',
+                                 list(answer.json) == ['message'],
+                                 (url, code, answer.json))
+
+    def test_documented_statuses_are_the_answered_ones(self):
+        table = documented_routes()
+        for path, item in self.document['paths'].items():
+            for method, operation in item.items():
+                found = self.answers(method, path, table[path])
+                self.assertEqual(sorted(operation['responses']),
+                                 sorted(found), '%s %s' % (method, path))
+                for code, answers in found.items():
+                    documented = self.resolve(operation['responses'][code])
+                    for answer in answers:
+                        self.check_answer(path, code, documented, answer)
+
+    def test_other_methods(self):
+        for path in self.document['paths']:
+            documented = self.resolve({
+                '$ref': '#/components/responses/%sMethodNotAllowed'
+                % ('Legacy' if path.startswith('/gpus') else '')})
+            url = path.format(**SAMPLES)
+            for method in ('post', 'put', 'delete', 'patch', 'options'):
+                answer = getattr(self.published, method)(url, status=405)
+                self.assertEqual('GET, HEAD', answer.headers['Allow'])
+                self.check_answer(url, '405', documented, answer)
+
+    def test_head_is_answered_as_get(self):
+        # OpenAPI lists HEAD only where it differs (/healthcheck: 204).
+        for path, item in self.document['paths'].items():
+            if 'head' in item:
+                continue
+            url = path.format(**SAMPLES)
+            got = self.published.get(url)
+            head = self.published.head(url)
+            self.assertEqual(got.status_int, head.status_int, url)
+            self.assertEqual(b'', head.body)
+
+    def test_what_the_server_answers_itself(self):
+        # flavor_exporter/wsgi answers these before any route is found.
+        from flavor_exporter.wsgi import http as wsgi_http
+        from flavor_exporter.wsgi import protocol_errors
+        documented = self.resolve(
+            {'$ref': '#/components/responses/ServerRefusal'})
+        with open(wsgi_http.__file__) as source:
+            codes = set(re.findall(r'BadRequest\((\d{3}),', source.read()))
+        # The server's own: request_timeout, a failed application, shed.
+        codes |= {'408', '500', '503'}
+        for code in sorted(codes):
+            self.assertIn(code + ' (', documented['description'])
+            answer = protocol_errors.answer(int(code), 'refused')
+            self.assertIn(b'\r\nX-OpenStack-Request-ID: req-', answer)

@@ -35,8 +35,20 @@ class TestVersion(base.ApiTestCase):
         self.assertEqual('flavor-exporter', body['name'])
         self.assertEqual(['v2', 'legacy'], [v['id'] for v in body['versions']])
         hrefs = [link['href'] for link in body['links']]
-        self.assertIn('/openapi.json', hrefs)
-        self.assertIn('/healthcheck', hrefs)
+        self.assertIn('http://localhost/openapi.json', hrefs)
+        self.assertIn('http://localhost/healthcheck', hrefs)
+
+    def test_links_are_absolute_where_the_request_was_made(self):
+        # A proxy's prefix (SCRIPT_NAME, see http_proxy_to_wsgi) included.
+        body = self.app.get('/', extra_environ={
+            'HTTP_HOST': 'capacity.example.org:8443',
+            'wsgi.url_scheme': 'https',
+            'SCRIPT_NAME': '/capacity'}).json
+        self.assertEqual('https://capacity.example.org:8443/capacity/v2/'
+                         'flavors/', body['versions'][0]['links'][0]['href'])
+        for link in body['links'] + body['versions'][1]['links']:
+            self.assertTrue(link['href'].startswith(
+                'https://capacity.example.org:8443/capacity/'), link)
 
     def test_works_while_cold(self):
         self.assertEqual(200, self.app.get('/').status_int)
@@ -123,6 +135,17 @@ class TestDocs(base.ApiTestCase):
         response = self.app.get('/openapi.json')
         self.assertEqual('application/json', response.content_type)
         self.assertEqual('3.0.3', response.json['openapi'])
+        self.assertEqual([{'url': 'http://localhost'}],
+                         response.json['servers'])
+
+    def test_openapi_server_where_the_request_was_made(self):
+        for url in ('https://capacity.example.org', 'http://10.0.0.5:8780',
+                    'https://capacity.example.org'):
+            scheme, host = url.split('://')
+            document = self.app.get('/openapi.json', extra_environ={
+                'HTTP_HOST': host, 'wsgi.url_scheme': scheme}).json
+            self.assertEqual([{'url': url}], document['servers'])
+            self.assertIn('/v2/flavors/', document['paths'])
 
     def test_redirect_to_slash(self):
         response = self.app.get('/docs', status=301)

@@ -24,6 +24,7 @@ from oslo_config import cfg
 
 from flavor_exporter.cmd import report
 from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import render
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.cmd import test_start
@@ -53,6 +54,26 @@ class TestTable(base.BaseTestCase):
              'MEMORY_MB',
              'm1.large        -                7      8    3/4    4/4  '
              'MEMORY_MB'], lines)
+
+    def test_gpu_types(self):
+        document = json.loads(render.gpu_list_document(sample.report()))
+        self.assertEqual(
+            ['type  total  used  free  stranded  az1  az2  stranded_by',
+             '----  -----  ----  ----  --------  ---  ---  '
+             '--------------------------',
+             'a100      4     2     2         0  2/4    -  -',
+             'v100      4     0     4         2    -  4/4  compute service '
+             'disabled 2'],
+            report.format_gpu_table(document[pub.GPUS]).splitlines())
+
+    def test_what_strands_most_comes_first(self):
+        gpu = {pub.TYPE: 'A100', pub.TOTAL: 9, pub.USED: 0, pub.FREE: 9,
+               pub.STRANDED: 9, pub.ZONES: {},
+               pub.STRANDED_BY: {'MEMORY_MB': 2, 'VCPU': 4,
+                                 'compute service down': 3}}
+        self.assertTrue(report.format_gpu_table([gpu]).splitlines()[2]
+                        .endswith('VCPU 4, compute service down 3, '
+                                  'MEMORY_MB 2'))
 
     def test_200_flavors_stay_aligned(self):
         flavors = listed(sample.many_flavors(200))
@@ -187,6 +208,20 @@ class TestChosenCloud(test_start.StartTestCase):
         document = json.loads('\n'.join(lines))
         self.assertEqual(sorted(f[pub.ID] for f in listed()),
                          sorted(f[pub.ID] for f in document[pub.FLAVORS]))
+
+    def test_gpus_json_is_the_gpu_list_document(self):
+        _group, lines = self.report('', '--gpus', '--format', 'json')
+        document = json.loads('\n'.join(lines))
+        self.assertEqual(['a100', 'v100'], [gpu[pub.TYPE] for gpu in
+                                            document[pub.GPUS]])
+        self.assertNotIn(pub.FLAVORS, document)
+
+    def test_gpus_table(self):
+        _group, lines = self.report('', '--gpus')
+        self.assertTrue(lines[0].startswith('type  total  used  free'),
+                        lines[0])
+        self.assertTrue(lines[-1].startswith('source: placement, '),
+                        lines[-1])
 
     def test_single_cloud_reads_openstack(self):
         for args in ((), ('--cloud', 'default')):

@@ -211,6 +211,20 @@ class TestUnknownCloud(StartTestCase):
         self.connect.assert_not_called()
 
 
+class TestReportOptions(StartTestCase):
+
+    def test_gpu_flavors_or_gpu_types(self):
+        connect = self.useFixture(fixtures.MockPatch(
+            'flavor_exporter.worker.openstack.CloudClient.from_conf')).mock
+        status = cmd_report.main(['--config-file', self.config_file(''),
+                                  '--gpu', '--gpus'])
+        self.assertRefused('flavor-exporter-report', status,
+                           '--gpu picks GPU flavors, --gpus lists GPU '
+                           'devices by type instead of flavors: give one of '
+                           'them')
+        connect.assert_not_called()
+
+
 class TestConfigAccepted(StartTestCase):
     """What the check must let through: libraries' and others' options."""
 

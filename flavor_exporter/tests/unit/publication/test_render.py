@@ -14,6 +14,7 @@
 """The renderer writes what the contract (publication/contract.py) names."""
 
 import json
+from unittest import mock
 
 from flavor_exporter.capacity import model
 from flavor_exporter.publication import contract as pub
@@ -38,7 +39,9 @@ class TestDocuments(base.BaseTestCase):
                     | {pub.v2_flavor(i) for i in everyone}
                     | {pub.v2_flavor_hosts(i) for i in everyone}
                     | {pub.legacy_flavor(i) for i in ('g1', 'g2')}
-                    | {pub.hosts_page(0)})
+                    | {pub.hosts_page(0), pub.V2_GPUS, pub.LEGACY_GPUS}
+                    | {name(t) for t in ('a100', 'v100') for name in (
+                        pub.v2_gpu, pub.v2_gpu_hosts, pub.legacy_gpu)})
         self.assertEqual(expected, set(self.docs))
 
     def test_every_document_is_encoded_as_the_contract_says(self):
@@ -145,3 +148,93 @@ class TestDocuments(base.BaseTestCase):
                 pub.stamp(docs[pub.v2_list(gpu)], pub.COLLECTED_AT,
                           pointer[pub.TIMESTAMP]),
                 render.list_document(report, gpu))
+
+    def test_gpu_list_document_is_the_published_list_stamped(self):
+        report = sample_cloud.report()
+        docs, pointer = render.documents(report)
+        self.assertEqual(pub.stamp(docs[pub.V2_GPUS], pub.COLLECTED_AT,
+                                   pointer[pub.TIMESTAMP]),
+                         render.gpu_list_document(report))
+
+
+class TestGpuDocuments(base.BaseTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.docs, _pointer = sample_cloud.documents()
+
+    def test_types_and_their_hosts_apart(self):
+        listed = json.loads(self.docs[pub.V2_GPUS])[pub.GPUS]
+        self.assertEqual(['a100', 'v100'], [t[pub.TYPE] for t in listed])
+        one = json.loads(self.docs[pub.v2_gpu('v100')])
+        self.assertEqual(listed[1], one[pub.GPU])
+        self.assertNotIn(pub.HOSTS, one[pub.GPU])
+        # Positions into the host index: cmp001 and cmp002.
+        self.assertEqual({pub.POSITION: [1, 2], pub.TOTAL: [2, 2],
+                          pub.USED: [0, 0], pub.FREE: [2, 2],
+                          pub.STRANDED: [0, 2], pub.BLOCKED_BY: [-1, 0],
+                          pub.LABELS: ['compute service disabled']},
+                         json.loads(self.docs[pub.v2_gpu_hosts('v100')]))
+
+    def test_type_names_cannot_collide_with_their_hosts(self):
+        self.assertNotEqual(pub.v2_gpu('a/hosts'), pub.v2_gpu_hosts('a'))
+        self.assertEqual('v2/gpu/VGPU%3ACUSTOM_A', pub.v2_gpu('VGPU:CUSTOM_A'))
+
+    def test_legacy_shape(self):
+        # The predecessor's first openapi.yaml, schema "GPU".
+        self.assertEqual([{'type': 'a100', 'used_slots': 2, 'free_slots': 2,
+                           'total_slots': 4},
+                          {'type': 'v100', 'used_slots': 0, 'free_slots': 4,
+                           'total_slots': 4}],
+                         json.loads(self.docs[pub.LEGACY_GPUS]))
+        self.assertEqual(json.loads(self.docs[pub.LEGACY_GPUS])[0],
+                         json.loads(self.docs[pub.legacy_gpu('a100')]))
+
+    def test_metrics_per_type_and_zone(self):
+        text = self.docs[pub.METRICS].decode()
+        for line in (
+                'flavor_exporter_gpu_devices{gpu_type="v100",'
+                'availability_zone="az2"} 4',
+                'flavor_exporter_gpu_devices_used{gpu_type="a100",'
+                'availability_zone="az1"} 2',
+                'flavor_exporter_gpu_devices_free{gpu_type="v100",'
+                'availability_zone="az2"} 4',
+                'flavor_exporter_gpu_devices_stranded{gpu_type="a100",'
+                'availability_zone="az1"} 0',
+                'flavor_exporter_gpu_devices_stranded_by{gpu_type="v100",'
+                'availability_zone="az2",'
+                'blocked_by="compute service disabled"} 2'):
+            self.assertIn('\n%s\n' % line, text)
+        # Never a series per host.
+        self.assertNotIn('cmp00', text)
+        self.assertEqual(2, text.count('flavor_exporter_gpu_devices{'))
+
+
+class TestEncodedHosts(base.BaseTestCase):
+    """Per-host documents of unchanged numbers are not encoded again."""
+
+    def test_the_next_refresh_takes_what_did_not_change(self):
+        encoded = render.EncodedHosts()
+        first, _ = render.documents(sample_cloud.report(), encoded)
+        # A new report of the same cloud: new objects, the same numbers.
+        with mock.patch.object(render, '_encoded_hosts') as encode:
+            again, _ = render.documents(sample_cloud.report(), encoded)
+        encode.assert_not_called()
+        self.assertEqual(first, again)
+
+    def test_changed_numbers_are_encoded_again(self):
+        encoded = render.EncodedHosts()
+        render.documents(sample_cloud.report(), encoded)
+        hosts = sample_cloud.hosts()
+        hosts.pop()
+        changed, _ = render.documents(sample_cloud.report(host_list=hosts),
+                                      encoded)
+        self.assertEqual(changed, render.documents(
+            sample_cloud.report(host_list=hosts))[0])
+
+    def test_only_the_last_refresh_is_kept(self):
+        encoded = render.EncodedHosts()
+        render.documents(sample_cloud.report(), encoded)
+        kept = len(encoded._last)
+        render.documents(sample_cloud.report(), encoded)
+        self.assertEqual(kept, len(encoded._last))

@@ -17,6 +17,8 @@ import concurrent.futures
 import datetime
 import http.client
 import json
+import logging
+import re
 import resource
 import socket
 import threading
@@ -28,6 +30,7 @@ from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
+from flavor_exporter.tests.unit.api import test_pipeline
 from flavor_exporter.wsgi import port
 from flavor_exporter.wsgi import server
 
@@ -143,6 +146,31 @@ class TestThreadedServer(base.ApiTestCase):
         self.assertTrue(head.startswith(b'HTTP/1.0 400 '), head)
         self.assertIn(b'Content-Type: application/json', head)
         self.assertEqual(400, json.loads(body)['error']['code'])
+        # An id, as every answer of the API has, and the log line's.
+        self.assertRegex(head, rb'\r\nX-OpenStack-Request-ID: req-[0-9a-f]{8}'
+                               rb'-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-'
+                               rb'[0-9a-f]{12}(\r\n|$)')
+
+    def test_a_failed_application_answered_and_logged_with_an_id(self):
+        def failing(environ, start_response):
+            raise RuntimeError('boom')
+
+        logs = test_pipeline.LogCapture(self.conf)
+        logger = logging.getLogger('flavor_exporter.wsgi.connection')
+        logger.addHandler(logs)
+        self.addCleanup(logger.removeHandler, logs)
+        srv = self.serve(failing)
+        with socket.create_connection(('127.0.0.1', srv.port), 5) as client:
+            client.sendall(b'GET /x HTTP/1.1\r\n\r\n')
+            answer = b''
+            while chunk := client.recv(65536):
+                answer += chunk
+        self.assertTrue(answer.startswith(b'HTTP/1.1 500 '), answer)
+        answered = re.search(rb'X-OpenStack-Request-ID: (req-[0-9a-f-]{36})',
+                             answer).group(1).decode()
+        lines = [line for line in logs.lines
+                 if 'The API failed to answer GET /x' in line]
+        self.assertIn(' %s ' % answered, lines[0])
 
     def test_stop_before_start(self):
         server.ThreadedServer(slow_app, '127.0.0.1', 0).stop()

@@ -1,0 +1,125 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""CPU per request of the API's WSGI application, in process.
+
+No server and no sockets: the application as setup_app() builds it
+(every middleware of its pipeline), over the unit tests' sample cloud
+published to an in-memory cache, called with a fresh environ per
+request. What one request costs the API itself, so that a change of the
+pipeline shows at the scale of a document route (about ten
+microseconds); the server's share is tools/bench/api.py's.
+
+``--proxy`` and ``--cors ORIGIN`` add the optional layers
+(``[oslo_middleware] enable_proxy_headers_parsing``, ``[cors]
+allowed_origin``). Figures go to bench-results/inprocess.json.
+"""
+
+import argparse
+import io
+import json
+import os
+import sys
+import time
+
+ROUTES = ('/gpus/flavors/', '/gpus/flavors/g1', '/v2/flavors/',
+          '/v2/flavors/?gpu=true', '/v2/flavors/g1', '/no/such/path',
+          '/v2/status', '/')
+
+
+def application(args):
+    """The API over the published sample cloud, configured by args."""
+    from flavor_exporter.api import app
+    from flavor_exporter.common import config
+    from flavor_exporter.publication import cache
+    from flavor_exporter.publication import publisher
+    from flavor_exporter.tests import sample_cloud
+
+    conf = config.CONF
+    conf([], project=config.PROJECT, default_config_files=[])
+    if args.proxy:
+        conf.set_override('enable_proxy_headers_parsing', True,
+                          group='oslo_middleware')
+    if args.cors:
+        conf.set_override('allowed_origin', [args.cors], group='cors')
+    backend = cache.MemoryBackend()
+    sample_cloud.publish(publisher.Publisher.from_conf(conf, backend=backend))
+    return app.setup_app(conf, backend)
+
+
+def environ_of(path, args):
+    path, _, query = path.partition('?')
+    environ = {'REQUEST_METHOD': 'GET', 'PATH_INFO': path,
+               'QUERY_STRING': query, 'SCRIPT_NAME': '',
+               'SERVER_NAME': '127.0.0.1', 'SERVER_PORT': '8780',
+               'SERVER_PROTOCOL': 'HTTP/1.1', 'REMOTE_ADDR': '127.0.0.1',
+               'HTTP_HOST': '127.0.0.1:8780', 'HTTP_ACCEPT': '*/*',
+               'wsgi.url_scheme': 'http', 'wsgi.input': io.BytesIO(),
+               'wsgi.errors': sys.stderr, 'wsgi.multithread': True,
+               'wsgi.multiprocess': True, 'wsgi.run_once': False,
+               'wsgi.version': (1, 0)}
+    if args.proxy:
+        environ['HTTP_X_FORWARDED_PROTO'] = 'https'
+    if args.cors:
+        environ['HTTP_ORIGIN'] = args.cors
+    return environ
+
+
+def cpu_per_request(wsgi_app, path, args):
+    """Best of args.runs runs of args.requests requests, microseconds."""
+    template = environ_of(path, args)
+    statuses = set()
+
+    def start_response(status, headers, exc_info=None):
+        statuses.add(status)
+
+    best = None
+    for _ in range(args.runs):
+        started = time.process_time()
+        for _ in range(args.requests):
+            for _chunk in wsgi_app(dict(template), start_response):
+                pass
+        spent = (time.process_time() - started) / args.requests * 1e6
+        best = spent if best is None else min(best, spent)
+    return round(best, 1), sorted(statuses)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--requests', type=int, default=5000)
+    parser.add_argument('--runs', type=int, default=3)
+    parser.add_argument('--proxy', action='store_true',
+                        help='[oslo_middleware] enable_proxy_headers_parsing'
+                             ' = true, requests with X-Forwarded-Proto')
+    parser.add_argument('--cors', metavar='ORIGIN',
+                        help='[cors] allowed_origin = ORIGIN, requests '
+                             'from it')
+    parser.add_argument('--route', action='append', choices=ROUTES)
+    parser.add_argument('--output', default='bench-results/inprocess.json')
+    args = parser.parse_args(argv)
+    wsgi_app = application(args)
+    figures = {}
+    for path in args.route or ROUTES:
+        figures[path], statuses = cpu_per_request(wsgi_app, path, args)
+        print('%-24s %8.1f us  %s' % (path, figures[path],
+                                      ', '.join(statuses)), flush=True)
+    os.makedirs(os.path.dirname(args.output) or '.', exist_ok=True)
+    with open(args.output, 'w') as out:
+        json.dump({'proxy': args.proxy, 'cors': args.cors,
+                   'requests': args.requests, 'runs': args.runs,
+                   'cpu_us_per_request': figures}, out, indent=2)
+    print('written to %s' % args.output)
+
+
+if __name__ == '__main__':
+    main()
