@@ -188,6 +188,19 @@ def units(request, host, frees):
 
     frees is free_amounts(host) or any mapping with the same keys: units
     only refer to its values, so the vectorized path passes column numbers.
+    These are the candidates Nova's scheduler keeps (_root_rule).
+    """
+    found = offered_units(request, host, frees)
+    if found is None:
+        return None
+    return _root_rule(found, host.root.uuid if host.root else None)
+
+
+def offered_units(request, host, frees):
+    """The demand units of what Placement offers, before _root_rule.
+
+    For parts of a request (gpus: the groups asking for devices), which
+    take nothing from the root by themselves.
     """
     providers = host.providers
     units = Units()
@@ -227,7 +240,7 @@ def units(request, host, frees):
     for unit in units:
         if unit.isolate:
             unit.caps = [min(cap, 1) for cap in unit.caps]
-    return _root_rule(units, providers[0].uuid if providers else None)
+    return units
 
 
 def _root_rule(units, root):
