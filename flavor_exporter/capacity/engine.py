@@ -38,6 +38,7 @@ from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
+from flavor_exporter.capacity import isolated_aggregates
 from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.capacity import vector_fit
 
@@ -48,6 +49,11 @@ DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
 UNCERTAIN = ('the count is not proven exact on some hosts: request groups '
              'compete for the same providers, or several providers could '
              'bring the required traits')
+
+
+# Why a flavor does not count a host of an aggregate requiring a trait
+# the flavor does not (isolate_aggregates).
+ISOLATED = 'aggregate isolated for traits the flavor does not require'
 
 
 # Why a flavor does not count a host the source could not read; the
@@ -62,6 +68,9 @@ class Options:
     aliases: dict = dataclasses.field(default_factory=dict)
     skip_patterns: tuple = ('DEPRECATED',)
     aggregate_instance_extra_specs: bool = True
+    # nova.conf [scheduler] enable_isolated_aggregate_filtering
+    # (isolated_aggregates).
+    isolate_aggregates: bool = False
 
 
 @dataclasses.dataclass
@@ -214,6 +223,9 @@ def _exclusion(host, request, options, metadata):
             and not aggregate_filter.aggregate_metadata_matches(
                 request.aggregate_specs, metadata)):
         return 'aggregate metadata does not match'
+    if (options.isolate_aggregates and isolated_aggregates.isolated(
+            request.all_required_traits, metadata)):
+        return ISOLATED
     return None
 
 

@@ -65,7 +65,8 @@ def engine_options(conf):
         aliases=aliases,
         skip_patterns=tuple(conf.capacity.skip_flavor_patterns),
         aggregate_instance_extra_specs=(
-            conf.capacity.aggregate_instance_extra_specs))
+            conf.capacity.aggregate_instance_extra_specs),
+        isolate_aggregates=conf.capacity.enable_isolated_aggregate_filtering)
 
 
 class TooManyUnreadable(Exception):
