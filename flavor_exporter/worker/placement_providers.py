@@ -45,6 +45,7 @@ from oslo_log import log
 from oslo_utils import uuidutils
 
 from flavor_exporter.capacity import model
+from flavor_exporter.worker import notices as notices_mod
 from flavor_exporter.worker import openstack
 
 LOG = log.getLogger(__name__)
@@ -67,6 +68,8 @@ DEFAULT_PROBE_CLASS = 'VCPU'
 # not JSON); usages are then read one provider at a time, which costs
 # calls but changes no number.
 _NO_CANDIDATES = (200, 400, 404, 406)
+# The notices topic of a refresh without allocation candidates.
+_CANDIDATES = 'allocation candidates'
 
 # Placement's own bounds for inventory fields (placement/schemas).
 _INVENTORY_FIELDS = {
@@ -355,13 +358,15 @@ def probe_class(wanted, providers):
                                              rc == DEFAULT_PROBE_CLASS))
 
 
-def read_summaries(client, resource_class, log_prefix=''):
+def read_summaries(client, resource_class, notices=None):
     """parse_provider_summaries of one allocation candidates query.
 
     {} when this Placement cannot answer it: every provider is then read
-    on its own. Other failures are the refresh's. log_prefix: what the
-    log lines start with (clouds.Cloud).
+    on its own. Other failures are the refresh's. notices: the worker's
+    notices.Notices, which says once that a refresh goes the slow way.
     """
+    # A caller that keeps no notices (a tool) hears every time.
+    notices = notices or notices_mod.Notices(LOG)
     try:
         body = client.get('placement', '/allocation_candidates',
                           CANDIDATES_MICROVERSION,
@@ -369,16 +374,20 @@ def read_summaries(client, resource_class, log_prefix=''):
     except openstack.CloudError as exc:
         if exc.status not in _NO_CANDIDATES:
             raise
-        LOG.warning('%sPlacement gave no allocation candidates (%s); '
-                    'usages are read one provider at a time', log_prefix, exc)
+        notices.started(_CANDIDATES, 'Placement gave no allocation '
+                        'candidates (%s); usages are read one provider at a '
+                        'time' % exc)
         return {}
     try:
-        return parse_provider_summaries(body)
+        summaries = parse_provider_summaries(body)
     except _Malformed as exc:
-        LOG.warning('%sPlacement\'s allocation candidates are unreadable '
-                    '(%s); usages are read one provider at a time',
-                    log_prefix, exc)
+        notices.started(_CANDIDATES, 'Placement\'s allocation candidates '
+                        'are unreadable (%s); usages are read one provider '
+                        'at a time' % exc)
         return {}
+    notices.ended(_CANDIDATES, 'Placement gives allocation candidates again; '
+                  'usages are read from them')
+    return summaries
 
 
 def _calls_for(summary, cache, summarized):
@@ -420,7 +429,7 @@ def _failure(got):
     return None
 
 
-def read_providers(client, wanted, previous=None, log_prefix=''):
+def read_providers(client, wanted, previous=None, notices=None):
     """A Reading of the providers in wanted (Summary objects).
 
     previous: the Reading of the previous successful refresh (None at
@@ -428,8 +437,8 @@ def read_providers(client, wanted, previous=None, log_prefix=''):
     trait call. Usages (and traits of changed providers) come from one
     allocation candidates query; the providers it does not cover are read
     one by one. All those calls go through one client.map so that the
-    concurrency bound holds across the whole refresh. log_prefix: what
-    the log lines start with (clouds.Cloud).
+    concurrency bound holds across the whole refresh. notices: as for
+    read_summaries.
     """
     cache = previous.cache if previous else {}
     summarized = {}
@@ -437,7 +446,7 @@ def read_providers(client, wanted, previous=None, log_prefix=''):
         wanted_uuids = {summary.uuid for summary in wanted}
         resource_class = (previous.probe_class if previous
                           else DEFAULT_PROBE_CLASS)
-        summaries = read_summaries(client, resource_class, log_prefix)
+        summaries = read_summaries(client, resource_class, notices)
         summarized = {uuid: entry for uuid, entry in summaries.items()
                       if uuid in wanted_uuids}
     calls = [(summary.uuid, what) for summary in wanted

@@ -106,7 +106,7 @@ class PlacementSource(source.Source):
                   if root_uuid in nodes and root_uuid not in broken
                   for summary in members]
         reading = placement_providers.read_providers(
-            client, wanted, self._last_reading, self._log_prefix)
+            client, wanted, self._last_reading, self._notices)
 
         for uuid, (node, service_host, hypervisor) in sorted(
                 nodes.items(), key=lambda item: item[1][:2]):

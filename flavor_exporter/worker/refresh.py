@@ -35,6 +35,7 @@ from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher as publisher_mod
 from flavor_exporter.publication import render
 from flavor_exporter.worker import hypervisors_source
+from flavor_exporter.worker import notices
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 
@@ -127,6 +128,7 @@ class Refresher:
         self._fits = vector_fit.Fits()
         self._encoded = render.EncodedHosts()
         self._status = pub.initial_status()
+        self._notices = notices.Notices(LOG, self.cloud.log_prefix)
 
     @property
     def last_error(self):
@@ -209,11 +211,11 @@ class Refresher:
                  len(report.flavors),
                  report.source, time.monotonic() - started,
                  report.api_calls, len(report.problems))
-        if unreadable:
-            LOG.warning('%s%d host(s) unreadable, excluded from every '
-                        'flavor and named in the documents: %s',
-                        self.cloud.log_prefix, len(unreadable),
-                        ', '.join(sorted(unreadable)))
+        self._notices.lines('unreadable', [
+            '%d host(s) unreadable, excluded from every flavor and named in '
+            'the documents: %s' % (len(unreadable),
+                                   ', '.join(sorted(unreadable)))
+        ] if unreadable else [], ended='Every host is readable again')
         return True
 
     def _record(self, started, error=None, api_calls=None):

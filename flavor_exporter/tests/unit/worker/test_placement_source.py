@@ -22,7 +22,9 @@ call counts are exact.
 
 import copy
 import json
+import logging
 import os
+from unittest import mock
 import uuid as uuid_mod
 
 from flavor_exporter.capacity import model
@@ -31,6 +33,7 @@ from flavor_exporter.tests.unit.worker import fakes
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_providers
 from flavor_exporter.worker import placement_source
+from flavor_exporter.worker import source as source_mod
 
 PAYLOADS = os.path.join(os.path.dirname(__file__), 'payloads')
 
@@ -568,6 +571,20 @@ class TestScale(PlacementSourceTestCase):
         self.assertEqual([], snapshot.problems)
         self.assertEqual(3 * hosts + 6, snapshot.api_calls)
         self.assertEqual(hosts + 6, self.collect().api_calls)
+
+    def test_slow_way_said_once_a_warning_then_debug(self):
+        self.add_hosts(2)
+        self.cloud.candidates_error = openstack.CloudError(
+            'placement GET /allocation_candidates answered 406',
+            status=406)
+        with mock.patch.object(source_mod.LOG, 'log') as log:
+            self.collect()
+            self.collect()
+            self.cloud.candidates_error = None
+            self.collect()
+        self.assertEqual([logging.WARNING, logging.DEBUG, logging.INFO],
+                         [call.args[0] for call in log.call_args_list])
+        self.assertIn('one provider at a time', log.call_args_list[0].args[3])
 
 
 class TestUsagesFromCandidates(PlacementSourceTestCase):
