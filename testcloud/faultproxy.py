@@ -23,12 +23,15 @@ openstacksdk: ``placement_endpoint_override``)::
     proxy.break_path('/resource_providers/%s/inventories' % uuid,
                      status=200, body=b'<html>oops</html>')
 
-hold_path() keeps one request waiting until release(), to catch a client
-in the middle of its work.
+rewrite_path() forwards the request and changes the real JSON answer
+(an entry left out, a field spoilt), as a cell that does not answer or a
+proxy cutting a page short would. hold_path() keeps one request waiting
+until release(), to catch a client in the middle of its work.
 """
 
 import http.client
 import http.server
+import json
 import threading
 import urllib.parse
 
@@ -50,6 +53,7 @@ class FaultProxy(fixtures.Fixture):
         super().__init__()
         self._target = urllib.parse.urlsplit(target_url)
         self._faults = {}
+        self._rewrites = {}
         self._lock = threading.Lock()
         self._hold = None
         self._released = threading.Event()
@@ -64,10 +68,21 @@ class FaultProxy(fixtures.Fixture):
         with self._lock:
             self._faults[full] = (status, body, content_type)
 
+    def rewrite_path(self, path, change):
+        """Answer path with change(the real answer's JSON) instead.
+
+        change gets the decoded body and returns what to answer (JSON
+        encoded); the status and headers stay the real ones.
+        """
+        full = self._target.path.rstrip('/') + path
+        with self._lock:
+            self._rewrites[full] = change
+
     def mend(self):
-        """Forward every path again."""
+        """Forward every path again, unchanged."""
         with self._lock:
             self._faults.clear()
+            self._rewrites.clear()
 
     def hold_path(self, path):
         """Keep the next request for path waiting until release().
@@ -103,6 +118,7 @@ class FaultProxy(fixtures.Fixture):
                 with proxy._lock:
                     proxy.seen.append(path)
                     fault = proxy._faults.get(path)
+                    change = proxy._rewrites.get(path)
                     hold = path == proxy._hold
                     if hold:
                         proxy._hold = None
@@ -122,6 +138,8 @@ class FaultProxy(fixtures.Fixture):
                         if name.lower() not in _NOT_FORWARDED})
                     response = target.getresponse()
                     body = response.read()
+                    if change is not None and response.status == 200:
+                        body = json.dumps(change(json.loads(body))).encode()
                     headers = [(name, value)
                                for name, value in response.getheaders()
                                if name.lower() not in _NOT_FORWARDED]

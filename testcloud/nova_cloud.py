@@ -29,6 +29,7 @@ import time
 
 import fixtures
 from oslo_config import cfg
+from oslo_messaging import server as msg_server
 from oslo_serialization import jsonutils
 
 import nova
@@ -41,6 +42,7 @@ from nova.tests.functional.api import client as api_client
 from nova.tests.functional import fixtures as func_fixtures
 
 from testcloud import driver
+from testcloud import nova_release
 
 CONF = cfg.CONF
 
@@ -157,6 +159,11 @@ class NovaCloud(object):
         scenario = self.scenario
         driver.register()
         case.flags(compute_driver=driver.DRIVER_NAME)
+        rpc_threads = nova_release.rpc_executor_threads()
+        if rpc_threads:
+            # oslo.messaging registers it only when a server starts.
+            CONF.register_opts(msg_server._pool_opts)
+            case.flags(executor_thread_pool_size=rpc_threads)
         # The oracle boots until NoValidHost; a quota must never stop it
         # first (Nova's defaults allow 10 instances and 50 GB of RAM).
         case.flags(instances=-1, cores=-1, ram=-1, group='quota')

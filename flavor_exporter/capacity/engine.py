@@ -38,6 +38,7 @@ from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
+from flavor_exporter.capacity import isolated_aggregates
 from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.capacity import tenancy
 from flavor_exporter.capacity import vector_fit
@@ -49,6 +50,11 @@ DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
 UNCERTAIN = ('the count is not proven exact on some hosts: request groups '
              'compete for the same providers, or several providers could '
              'bring the required traits')
+
+
+# Why a flavor does not count a host of an aggregate requiring a trait
+# the flavor does not (isolate_aggregates).
+ISOLATED = 'aggregate isolated for traits the flavor does not require'
 
 
 # Why a flavor does not count a host the source could not read; the
@@ -65,6 +71,9 @@ class Options:
     aggregate_instance_extra_specs: bool = True
     #: Which tenant filters the scheduler runs (tenancy.TenantIsolation).
     tenancy: object = tenancy.OFF
+    # nova.conf [scheduler] enable_isolated_aggregate_filtering
+    # (isolated_aggregates).
+    isolate_aggregates: bool = False
 
 
 @dataclasses.dataclass
@@ -207,12 +216,15 @@ def _exclusion(host, request, options, metadata):
         # Not the scheduler's reason: this service's, for a host it could
         # not count.
         return UNREADABLE
-    if not host.providers:
-        return 'no resource provider'
+    # The service state before the providers: it is the scheduler's own
+    # reason, and the one that matters for a disabled or down host whose
+    # data could not be read (census.account gives it no providers).
     if not host.enabled or DISABLED_TRAIT in host.traits:
         return 'compute service disabled'
     if not host.up:
         return 'compute service down'
+    if not host.providers:
+        return 'no resource provider'
     if not tenancy.usable_by_someone(metadata, options.tenancy):
         return tenancy.NO_PROJECT
     if not request.root_required <= host.traits:
@@ -221,6 +233,9 @@ def _exclusion(host, request, options, metadata):
             and not aggregate_filter.aggregate_metadata_matches(
                 request.aggregate_specs, metadata)):
         return 'aggregate metadata does not match'
+    if (options.isolate_aggregates and isolated_aggregates.isolated(
+            request.all_required_traits, metadata)):
+        return ISOLATED
     return None
 
 

@@ -32,6 +32,21 @@ pass, so max_unit is the only limit that couples groups. Here that is the
 ``caps`` of a unit: how many of its copies one instance may put on each
 provider.
 
+Nova's scheduler adds one rule of its own: it keeps a host only through
+the allocation candidates that take something from the host's compute
+node (root) provider (SchedulerManager._schedule gives each host the
+candidates of alloc_reqs_by_rp_uuid under its compute node uuid, on Nova
+29 and 34 alike). A request the overrides reduce to classes only child
+providers hold (VGPU, PCI devices, with VCPU, MEMORY_MB and DISK_GB set
+to 0) therefore never lands, though Placement offers it: no unit can be
+served by the root, and the host counts 0. Where one unit alone could
+take from the root, the kept candidates are those taking it from there.
+Where several could (a class both the root and a child hold), every
+instance must still put one of them on the root: units.root is then set
+and instances are placed one by one, and the count is not certain, as
+the scheduler claims the first candidate Placement lists, whichever
+units it puts on the root.
+
 When the units share no resource class and no isolated unit shares a
 provider with another (every real tree we know of: CPU, RAM and disk on
 the root, one class per VGPU or PCI child) each unit bounds the count
@@ -124,6 +139,10 @@ class Units(list):
     # than one of its classes' providers, none of which always has them:
     # the units then allow more than Placement may.
     ambiguous = False
+    # The root provider's uuid when every instance must take one of
+    # several units from the root (_root_rule); None when the rule holds
+    # by itself.
+    root = None
 
 
 _AMBIGUOUS = object()
@@ -169,6 +188,19 @@ def units(request, host, frees):
 
     frees is free_amounts(host) or any mapping with the same keys: units
     only refer to its values, so the vectorized path passes column numbers.
+    These are the candidates Nova's scheduler keeps (_root_rule).
+    """
+    found = offered_units(request, host, frees)
+    if found is None:
+        return None
+    return _root_rule(found, host.root.uuid if host.root else None)
+
+
+def offered_units(request, host, frees):
+    """The demand units of what Placement offers, before _root_rule.
+
+    For parts of a request (gpus: the groups asking for devices), which
+    take nothing from the root by themselves.
     """
     providers = host.providers
     units = Units()
@@ -208,6 +240,37 @@ def units(request, host, frees):
     for unit in units:
         if unit.isolate:
             unit.caps = [min(cap, 1) for cap in unit.caps]
+    return units
+
+
+def _root_rule(units, root):
+    """units as Nova keeps them: None unless some take from the root.
+
+    SchedulerManager._schedule keys the allocation candidates by each
+    provider they allocate from (alloc_reqs_by_rp_uuid) and gives a host
+    those under its compute node's uuid, which is its root provider's: a
+    candidate that takes nothing from the root belongs to no host. GPU
+    aggregate pools are not Placement providers, so they never do.
+    """
+    if root is None:
+        return None
+    able = [unit for unit in units
+            if any(key == root for key, _ in unit.candidates)]
+    if not able:
+        return None
+    if any(all(key == root for key, _ in unit.candidates) for unit in able):
+        return units
+    if len(able) == 1 and able[0].copies == 1:
+        # The only copy able to take from the root must: its candidates
+        # elsewhere are in no candidate Nova keeps.
+        unit = able[0]
+        keep = [i for i, (key, _) in enumerate(unit.candidates)
+                if key == root]
+        unit.candidates = [unit.candidates[i] for i in keep]
+        unit.caps = [unit.caps[i] for i in keep]
+        unit.limits = [unit.limits[i] for i in keep]
+        return units
+    units.root = root
     return units
 
 
@@ -283,8 +346,11 @@ def independent(units):
 
     Not when two units share a resource class (capacity and max_unit
     couple them), nor when two isolated units may use the same provider
-    (isolate keeps them apart).
+    (isolate keeps them apart), nor when each instance must choose one of
+    its units to take from the root (Units.root).
     """
+    if getattr(units, 'root', None) is not None:
+        return False
     seen = set()
     isolated = set()
     for unit in units:
@@ -317,17 +383,30 @@ def _class_bound(units):
                for rc, amount in demand.items())
 
 
+def _root_bound(units):
+    """Instances the root allows when each must take a unit from it.
+
+    Every instance puts one unit copy at least on the root, so no more
+    fit than the root has slots for all units together.
+    """
+    if units.root is None:
+        return _class_bound(units)
+    return sum(_slots(free, unit.resources) for unit in units
+               for key, free in unit.candidates if key == units.root)
+
+
 class _OutOfBudget(Exception):
     pass
 
 
-def _place_one(units, budget):
+def _place_one(units, budget, root=None):
     """Take one instance's resources; False if no assignment fits.
 
     Every assignment of the instance's unit copies to providers is tried
     (fullest provider first, copies of one unit in candidate order so that
     no assignment is tried twice), keeping what one instance takes from a
-    provider within max_unit and isolated units on providers of their own.
+    provider within max_unit and isolated units on providers of their own
+    and, with root, one copy at least on that provider (_root_rule).
     """
     copies = sorted(((u, i) for u in units for i in range(u.copies)),
                     key=lambda c: -sum(c[0].resources.values()))
@@ -336,7 +415,8 @@ def _place_one(units, budget):
 
     def place(index, floor):
         if index == len(copies):
-            return True
+            return root is None or any(amount for (key, _), amount
+                                       in taken.items() if key == root)
         budget[0] -= 1
         if budget[0] < 0:
             raise _OutOfBudget()
@@ -395,20 +475,25 @@ def fit_certain(request, host, empty=False, frees=None):
     # Shared classes or isolated units on shared providers: place
     # instances one at a time on a copy of the free amounts, up to the
     # tightest bound of the units alone and of the shared classes.
-    ceiling = min(min(_unit_bound(u) for u in found), _class_bound(found))
+    ceiling = min(min(_unit_bound(u) for u in found), _class_bound(found),
+                  _root_bound(found))
     found = units(request, host,
                   {key: dict(free) for key, free in frees.items()})
     count = 0
     budget = [_SEARCH_BUDGET]
     try:
-        while count < ceiling and _place_one(found, budget):
+        while count < ceiling and _place_one(found, budget, found.root):
             count += 1
     except _OutOfBudget:
         return count, None, False
     # With one candidate per unit every instance takes the same amounts
     # from the same providers: one by one is then exact too.
     forced = all(len(unit.candidates) == 1 for unit in found)
-    return count, None, (count == ceiling or forced) and not found.ambiguous
+    # Under units.root which units an instance puts on the root is the
+    # first candidate's choice (SchedulerManager._schedule claims
+    # allocation_candidates[0]), not the choice fitting the most.
+    sure = (count == ceiling or forced) and found.root is None
+    return count, None, sure and not found.ambiguous
 
 
 def fit(request, host, empty=False, frees=None):

@@ -124,7 +124,9 @@ def _asked(request, host, frees, keys):
     """The (key, rc) of keys that request's units could take on host."""
     if not _classes(request) & {rc for _, rc in keys}:
         return set()
-    units = fit.units(request, host, frees)
+    # The devices' part of a request takes nothing from the root: what
+    # Placement offers it, not what Nova keeps of it (fit._root_rule).
+    units = fit.offered_units(request, host, frees)
     if not units:
         return set()
     return {(key, rc) for unit in units for key, _ in unit.candidates

@@ -23,10 +23,10 @@ and this module is the one place that says what that is.
 Each entry of READERS is one scheduler filter (or request filter) that
 reads aggregate metadata: given the requests, the engine options and
 every metadata key present in the snapshot, it returns the keys it reads.
-A filter modelled later (isolate_aggregates reads ``trait:*`` keys of
-every aggregate, tenant isolation ``filter_tenant_id*``) adds its reader
-here and nowhere else; a reader that returns too few keys makes the fast
-path disagree with reference_compute, which the seeded tests catch.
+A filter modelled later (tenant isolation reads ``filter_tenant_id*``)
+adds its reader here and nowhere else; a reader that returns too few
+keys makes the fast path disagree with reference_compute, which the
+seeded tests catch.
 
 What the engine reads of a host besides aggregates (providers, service
 state, GPU pools from GPU host aggregates, availability zone) is in
@@ -35,6 +35,7 @@ engine already turned into GpuPools by the source, zones as zone codes.
 """
 
 from flavor_exporter.capacity import aggregate_filter
+from flavor_exporter.capacity import isolated_aggregates
 from flavor_exporter.capacity import tenancy
 
 
@@ -55,8 +56,17 @@ def _tenant_isolation(requests, options, present):
     return tenancy.read_keys(options.tenancy, present)
 
 
+def _isolate_aggregates(requests, options, present):
+    """isolate_aggregates: every trait:* key, whatever the requests."""
+    if not options.isolate_aggregates:
+        return set()
+    return {key for key in present
+            if isolated_aggregates.is_isolation_key(key)}
+
+
 # Every filter of the engine that reads aggregate metadata.
-READERS = (_aggregate_instance_extra_specs, _tenant_isolation)
+READERS = (_aggregate_instance_extra_specs, _isolate_aggregates,
+           _tenant_isolation)
 
 
 def metadata_keys(requests, options, hosts):

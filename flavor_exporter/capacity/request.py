@@ -92,6 +92,9 @@ class PciDemand:
     count: int
     resource_class: str | None  # None: alias not in [pci] alias
     traits: frozenset = frozenset()
+    # Those of traits that the cloud's request filters add (OWNER_NOVA),
+    # not the alias.
+    cloud_traits: frozenset = frozenset()
 
 
 @dataclasses.dataclass
@@ -122,6 +125,21 @@ class ResourceRequest:
     # the same dedicated CPUs that PCPU inventory counts.
     fallback: 'ResourceRequest | None' = None
     flavor_name: str | None = None
+
+    @property
+    def all_required_traits(self):
+        """Nova's ResourceRequest.all_required_traits of this request.
+
+        The required traits of every request group, the PCI aliases'
+        included (isolate_aggregates compares them), without those the
+        cloud's request filters add to PCI groups (PciDemand.cloud_traits).
+        """
+        traits = set()
+        for group in self.groups:
+            traits |= group.required_traits
+        for demand in self.pci:
+            traits |= demand.traits - demand.cloud_traits
+        return frozenset(traits)
 
     @property
     def gpu(self):
@@ -328,7 +346,8 @@ def _pci_demands(specs, aliases, fail, required=frozenset()):
         demands.append(PciDemand(
             alias=name, count=count,
             resource_class=alias.placement_resource_class if alias else None,
-            traits=(alias.traits | required) if alias else frozenset()))
+            traits=(alias.traits | required) if alias else frozenset(),
+            cloud_traits=(required - alias.traits) if alias else frozenset()))
     asked = {demand.alias for demand in demands}
     return demands, [name for name in dict.fromkeys(idle)
                      if name not in asked]

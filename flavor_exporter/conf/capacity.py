@@ -57,6 +57,13 @@ opts = [
                      'metadata as Nova\'s AggregateInstanceExtraSpecsFilter '
                      'does. Turn off when that filter is not enabled in '
                      'the Nova scheduler.'),
+    cfg.BoolOpt('enable_isolated_aggregate_filtering', default=False,
+                help='Keep nova.conf\'s [scheduler] '
+                     'enable_isolated_aggregate_filtering here (Nova\'s '
+                     'default is false too): when true, a host in an '
+                     'aggregate with metadata trait:T=required counts only '
+                     'for flavors requiring T, as Nova\'s isolate_aggregates '
+                     'request filter has it.'),
     cfg.IntOpt('max_unreadable_hosts_percent', default=10, min=0, max=100,
                help='A host whose resources the source could not read (an '
                     'error or an unusable answer for one of its resource '

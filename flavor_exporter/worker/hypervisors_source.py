@@ -25,6 +25,7 @@ import math
 
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
+from flavor_exporter.worker import census
 from flavor_exporter.worker import nova
 from flavor_exporter.worker import source
 
@@ -79,39 +80,22 @@ class HypervisorsSource(source.Source):
         flavors = self._list_flavors(client, problems)
         hypervisors = client.get_all('compute', '/os-hypervisors/detail',
                                      'hypervisors', HYPERVISOR_MICROVERSION)
+        services = census.list_compute_services(client)
         aggregates = nova.list_aggregates(client)
         usage = {}
         if any('gpu' in agg.metadata for agg, _ in aggregates):
             usage = nova.gpu_usage_by_host(client, problems)
         pools = nova.gpu_pools_by_host(aggregates, problems, usage)
 
-        hosts = []
+        hosts, nameless = [], 0
         for hypervisor in hypervisors:
-            service_host = (hypervisor.get('service') or {}).get('host')
-            label = hypervisor.get('hypervisor_hostname') or service_host
-            if not service_host:
-                problems.append(_('hypervisor %s: no compute service host, '
-                                  'skipped') % label)
+            host = self._host(hypervisor, services, problems)
+            if host is None:
+                nameless += 1
                 continue
-            providers, unreadable = [], None
-            try:
-                providers = [self._root_provider(hypervisor)]
-            except (KeyError, TypeError, ValueError) as exc:
-                # Excluded and named rather than left out: leaving it out
-                # would lower every count without a word.
-                unreadable = (_('hypervisor %(hypervisor)s: no usable '
-                                'resource figures (%(error)s)')
-                              % {'hypervisor': label, 'error': exc})
-                problems.append(_('%s, excluded from every flavor')
-                                % unreadable)
-            hosts.append(model.Host(
-                name=service_host,
-                node=label,
-                enabled=hypervisor.get('status') == 'enabled',
-                up=hypervisor.get('state') == 'up',
-                providers=providers,
-                gpu_pools=pools.get(service_host, []),
-                unreadable=unreadable))
+            host.gpu_pools = pools.get(host.name, [])
+            hosts.append(host)
+        census.account(hosts, services, problems, nameless)
 
         nova.assign_aggregates(
             hosts, aggregates, {host.name for host in hosts},
@@ -124,3 +108,29 @@ class HypervisorsSource(source.Source):
                               api_calls=client.call_count - calls_before,
                               observable=OBSERVABLE,
                               aggregates=[agg for agg, _ in aggregates])
+
+    def _host(self, hypervisor, services, problems):
+        """The model.Host of one hypervisor entry.
+
+        None, and a problem line, when the entry names no compute service
+        host: census.account then finds the host it lacks.
+        """
+        service_host = census.service_host(hypervisor)
+        if service_host is None:
+            problems.append(_('hypervisor entry %.120r names no compute '
+                              'service host, skipped') % (hypervisor,))
+            return None
+        label = hypervisor.get('hypervisor_hostname') or service_host
+        providers, unreadable = [], None
+        try:
+            providers = [self._root_provider(hypervisor)]
+        except (KeyError, TypeError, ValueError) as exc:
+            # Excluded and named rather than left out: leaving it out
+            # would lower every count without a word.
+            unreadable = (_('no usable resource figures in its '
+                            'os-hypervisors entry (%s)') % exc)
+        enabled, up = census.state(
+            services.get(service_host), hypervisor.get('status'),
+            hypervisor.get('state'))
+        return model.Host(name=service_host, node=label, enabled=enabled,
+                          up=up, providers=providers, unreadable=unreadable)

@@ -13,8 +13,10 @@
 #    under the License.
 """What both capacity sources read from Nova: flavors, services, aggregates.
 
-Each reader turns Nova's JSON into model objects and reports malformed
-items as problems (a line naming the item) instead of failing the refresh.
+Each reader turns Nova's JSON into model objects. A malformed flavor or
+server is a problem (a line naming the item); aggregates that cannot be
+read fail the refresh, since every host's zone and filters depend on
+them. The compute services are census.py's.
 """
 
 import dataclasses
@@ -25,14 +27,13 @@ from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.worker import flavor_access
+from flavor_exporter.worker import openstack
 
 LOG = log.getLogger(__name__)
 
 # 2.75: flavors/detail carries extra_specs and an integer swap (earlier
 # microversions answer "" for no swap).
 FLAVOR_MICROVERSION = '2.75'
-# 2.53: services and hypervisors are identified by UUID, forced_down shown.
-SERVICE_MICROVERSION = '2.53'
 # 2.47: servers embed their flavor, extra specs included.
 SERVER_MICROVERSION = '2.47'
 # Servers named in one problem line; the rest are counted.
@@ -87,28 +88,42 @@ def list_flavors(client, problems, access=None):
             if f.id in shared else f for f in flavors]
 
 
-def list_compute_services(client):
-    """{service host: (enabled, up)} of every nova-compute service."""
-    body = client.get('compute', '/os-services', SERVICE_MICROVERSION,
-                      {'binary': 'nova-compute'})
-    services = {}
-    for service in body.get('services', []):
-        if not service.get('host'):
-            continue
-        up = service.get('state') == 'up' and not service.get('forced_down')
-        enabled = service.get('status') == 'enabled'
-        services[service['host']] = (enabled, up)
-    return services
+def _aggregate(entry):
+    """(model.Aggregate, [service host]) from one os-aggregates entry."""
+    if not isinstance(entry, dict):
+        raise ValueError(repr(entry)[:120])
+    # Nova answers [] and {} for none; null is what an older one did.
+    hosts, metadata = entry.get('hosts'), entry.get('metadata')
+    hosts = [] if hosts is None else hosts
+    metadata = {} if metadata is None else metadata
+    if not isinstance(hosts, list) or not isinstance(metadata, dict) or \
+            not all(isinstance(host, str) for host in hosts):
+        raise ValueError(repr(entry)[:120])
+    return (model.Aggregate(name=entry.get('name') or str(entry.get('id')),
+                            metadata=dict(metadata), uuid=entry.get('uuid')),
+            list(hosts))
 
 
 def list_aggregates(client):
-    """[(model.Aggregate, [service host, ...])] of every host aggregate."""
+    """[(model.Aggregate, [service host, ...])] of every host aggregate.
+
+    CloudError when the answer is not a list of aggregates, each with its
+    hosts and metadata: without them every host would look in no
+    aggregate, in the default zone, and a flavor pinned to an aggregate
+    would fit nowhere, with nothing to say the numbers are wrong.
+    """
     body = client.get('compute', '/os-aggregates', AGGREGATE_MICROVERSION)
-    return [(model.Aggregate(name=agg.get('name') or str(agg.get('id')),
-                             metadata=dict(agg.get('metadata') or {}),
-                             uuid=agg.get('uuid')),
-             list(agg.get('hosts') or []))
-            for agg in body.get('aggregates', [])]
+    entries = body.get('aggregates') if isinstance(body, dict) else None
+    if not isinstance(entries, list):
+        raise openstack.CloudError(
+            _('compute GET /os-aggregates: no list of aggregates in the '
+              'answer'), status=200)
+    try:
+        return [_aggregate(entry) for entry in entries]
+    except ValueError as exc:
+        raise openstack.CloudError(
+            _('compute GET /os-aggregates: an aggregate without a list of '
+              'hosts and a metadata object: %s') % exc, status=200) from None
 
 
 def _truthy(value):

@@ -41,7 +41,8 @@ class CloudError(Exception):
     """A call to the cloud failed; the refresh that made it is abandoned.
 
     status: the HTTP status the cloud answered with (200 too, for an
-    answer that is not JSON), None when the call got no answer.
+    answer that is not JSON or not of the shape asked for), None when the
+    call got no answer.
     """
 
     def __init__(self, message, status=None):
@@ -238,11 +239,14 @@ class CloudClient:
         items = []
         while True:
             body = self.get(service, path, microversion, params)
-            page = body.get(key)
-            if page is None:
+            page = body.get(key) if isinstance(body, dict) else None
+            if not isinstance(page, list):
+                # Read as an empty page, it would drop every item of the
+                # listing without a word.
                 raise CloudError(
-                    _('%(service)s GET %(path)s: no %(key)r in the answer')
-                    % {'service': service, 'path': path, 'key': key})
+                    _('%(service)s GET %(path)s: no %(key)r list in the '
+                      'answer') % {'service': service, 'path': path,
+                                   'key': key}, status=200)
             items.extend(page)
             marker = _next_marker(body, key)
             if not marker or not page:

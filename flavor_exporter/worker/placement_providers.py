@@ -45,6 +45,7 @@ from oslo_log import log
 from oslo_utils import uuidutils
 
 from flavor_exporter.capacity import model
+from flavor_exporter.worker import notices as notices_mod
 from flavor_exporter.worker import openstack
 
 LOG = log.getLogger(__name__)
@@ -67,6 +68,8 @@ DEFAULT_PROBE_CLASS = 'VCPU'
 # not JSON); usages are then read one provider at a time, which costs
 # calls but changes no number.
 _NO_CANDIDATES = (200, 400, 404, 406)
+# The notices topic of a refresh without allocation candidates.
+_CANDIDATES = 'allocation candidates'
 
 # Placement's own bounds for inventory fields (placement/schemas).
 _INVENTORY_FIELDS = {
@@ -141,6 +144,22 @@ def parse_usages(body):
             for rc, used in usages.items()}
 
 
+def _usages(body, inventories):
+    """parse_usages, refused unless it covers every class in inventories.
+
+    Placement answers a used amount (0 when nothing is allocated) for
+    every class the provider has an inventory of, in GET
+    /resource_providers/{u}/usages and in the allocation candidates'
+    summaries alike; a class missing from the answer is not known to be
+    unused, and counting it free would show a GPU in use as available.
+    """
+    used = parse_usages(body)
+    missing = sorted(set(inventories) - set(used))
+    if missing:
+        raise _Malformed('no used amount of %s' % ', '.join(missing))
+    return used
+
+
 def parse_traits(body):
     """frozenset of trait names from GET /resource_providers/{u}/traits."""
     traits = body.get('traits') if isinstance(body, dict) else None
@@ -199,23 +218,53 @@ class Summary:
         return '%s (%s)' % (self.name, self.uuid)
 
 
+def _uuid_or_none(value):
+    return value if isinstance(value, str) and uuidutils.is_uuid_like(
+        value) else None
+
+
 def _summary(item):
     if not isinstance(item, dict):
         raise _Malformed('provider entry %r' % (item,))
     uuid = item.get('uuid')
-    if not isinstance(uuid, str) or not uuidutils.is_uuid_like(uuid):
+    if _uuid_or_none(uuid) is None:
         raise _Malformed('provider uuid %r' % (uuid,))
     generation = item.get('generation')
     if not _is_number(generation) or generation != int(generation):
         raise _Malformed('provider %s generation %r' % (uuid, generation))
+    # Both are in every entry from 1.14; a tree read without them would
+    # lose its children, or make a child a host of its own.
+    root, parent = (item.get('root_provider_uuid'),
+                    item.get('parent_provider_uuid'))
+    if _uuid_or_none(root) is None or (
+            parent is not None and _uuid_or_none(parent) is None):
+        raise _Malformed('provider %s root %r, parent %r'
+                         % (uuid, root, parent))
     return Summary(uuid=uuid, name=str(item.get('name') or uuid),
-                   generation=int(generation),
-                   parent_uuid=item.get('parent_provider_uuid') or None,
-                   root_uuid=item.get('root_provider_uuid') or uuid)
+                   generation=int(generation), parent_uuid=parent,
+                   root_uuid=root)
 
 
-def list_providers(client, problems):
-    """{uuid: Summary} of every resource provider, one call."""
+def _tree_of(item):
+    """The root uuid an unreadable listing entry belongs to, or None."""
+    if not isinstance(item, dict):
+        return None
+    root = _uuid_or_none(item.get('root_provider_uuid'))
+    if root is None and item.get('parent_provider_uuid') is None:
+        # A root names no other root: its own uuid is its tree's.
+        root = _uuid_or_none(item.get('uuid'))
+    return root
+
+
+def list_providers(client):
+    """({uuid: Summary} of every provider, {root uuid: why}), one call.
+
+    The second: the trees of which the listing has an entry it cannot
+    read; counting such a tree without the provider could count its host
+    for less (or more) than it holds. CloudError when the answer is no
+    list, or an entry cannot be placed in any tree: which host lacks a
+    provider is then unknown.
+    """
     body = client.get('placement', '/resource_providers',
                       PLACEMENT_MICROVERSION)
     items = None
@@ -224,27 +273,35 @@ def list_providers(client, problems):
     if not isinstance(items, list):
         raise openstack.CloudError(
             'placement GET /resource_providers: no resource_providers '
-            'list in the answer')
-    summaries = {}
+            'list in the answer', status=200)
+    summaries, broken = {}, {}
     for item in items:
         try:
             summary = _summary(item)
         except _Malformed as exc:
-            problems.append('resource provider listing: unreadable '
-                            'entry (%s), skipped' % exc)
+            root = _tree_of(item)
+            if root is None:
+                raise openstack.CloudError(
+                    'placement GET /resource_providers: an entry names no '
+                    'provider tree (%s); which host it belongs to is '
+                    'unknown' % exc, status=200) from None
+            broken.setdefault(root, []).append(str(exc))
             continue
         summaries[summary.uuid] = summary
-    return summaries
+    return summaries, {
+        root: 'unreadable entry in the resource provider listing (%s)'
+        % '; '.join(reasons) for root, reasons in broken.items()}
 
 
 @dataclasses.dataclass(frozen=True)
 class _Cached:
     """What is kept of one provider between refreshes.
 
-    A provider Placement described in a way this module cannot use is kept
-    too, with its problem, so that it is reported on every refresh without
-    being read again until its generation moves. A provider whose call
-    failed is not kept: it is read again next time.
+    Only what could be used is kept. A provider Placement described in a
+    way this module cannot use (or whose call failed) is read again at the
+    next refresh, whether or not its generation moved: a bad answer may be
+    a proxy's or a Placement worker's passing trouble, and keeping it
+    would exclude the host until the provider next changes, maybe never.
     """
 
     generation: int
@@ -301,13 +358,15 @@ def probe_class(wanted, providers):
                                              rc == DEFAULT_PROBE_CLASS))
 
 
-def read_summaries(client, resource_class, log_prefix=''):
+def read_summaries(client, resource_class, notices=None):
     """parse_provider_summaries of one allocation candidates query.
 
     {} when this Placement cannot answer it: every provider is then read
-    on its own. Other failures are the refresh's. log_prefix: what the
-    log lines start with (clouds.Cloud).
+    on its own. Other failures are the refresh's. notices: the worker's
+    notices.Notices, which says once that a refresh goes the slow way.
     """
+    # A caller that keeps no notices (a tool) hears every time.
+    notices = notices or notices_mod.Notices(LOG)
     try:
         body = client.get('placement', '/allocation_candidates',
                           CANDIDATES_MICROVERSION,
@@ -315,16 +374,20 @@ def read_summaries(client, resource_class, log_prefix=''):
     except openstack.CloudError as exc:
         if exc.status not in _NO_CANDIDATES:
             raise
-        LOG.warning('%sPlacement gave no allocation candidates (%s); '
-                    'usages are read one provider at a time', log_prefix, exc)
+        notices.started(_CANDIDATES, 'Placement gave no allocation '
+                        'candidates (%s); usages are read one provider at a '
+                        'time' % exc)
         return {}
     try:
-        return parse_provider_summaries(body)
+        summaries = parse_provider_summaries(body)
     except _Malformed as exc:
-        LOG.warning('%sPlacement\'s allocation candidates are unreadable '
-                    '(%s); usages are read one provider at a time',
-                    log_prefix, exc)
+        notices.started(_CANDIDATES, 'Placement\'s allocation candidates '
+                        'are unreadable (%s); usages are read one provider '
+                        'at a time' % exc)
         return {}
+    notices.ended(_CANDIDATES, 'Placement gives allocation candidates again; '
+                  'usages are read from them')
+    return summaries
 
 
 def _calls_for(summary, cache, summarized):
@@ -366,7 +429,7 @@ def _failure(got):
     return None
 
 
-def read_providers(client, wanted, previous=None, log_prefix=''):
+def read_providers(client, wanted, previous=None, notices=None):
     """A Reading of the providers in wanted (Summary objects).
 
     previous: the Reading of the previous successful refresh (None at
@@ -374,8 +437,8 @@ def read_providers(client, wanted, previous=None, log_prefix=''):
     trait call. Usages (and traits of changed providers) come from one
     allocation candidates query; the providers it does not cover are read
     one by one. All those calls go through one client.map so that the
-    concurrency bound holds across the whole refresh. log_prefix: what
-    the log lines start with (clouds.Cloud).
+    concurrency bound holds across the whole refresh. notices: as for
+    read_summaries.
     """
     cache = previous.cache if previous else {}
     summarized = {}
@@ -383,7 +446,7 @@ def read_providers(client, wanted, previous=None, log_prefix=''):
         wanted_uuids = {summary.uuid for summary in wanted}
         resource_class = (previous.probe_class if previous
                           else DEFAULT_PROBE_CLASS)
-        summaries = read_summaries(client, resource_class, log_prefix)
+        summaries = read_summaries(client, resource_class, notices)
         summarized = {uuid: entry for uuid, entry in summaries.items()
                       if uuid in wanted_uuids}
     calls = [(summary.uuid, what) for summary in wanted
@@ -430,15 +493,18 @@ def read_providers(client, wanted, previous=None, log_prefix=''):
             entry = _parse(summary, got)
         else:
             entry = cache[summary.uuid]
-        entries[summary.uuid] = entry
+        if entry.problem is None:
+            entries[summary.uuid] = entry
         problem, used = entry.problem, {}
         if entry.needs_usages():
+            # Usages are read every refresh anyway; inventories and traits
+            # stay cached when only the usages were unusable.
             try:
-                used = parse_usages(got['usages'])
+                used = _usages(got['usages'], entry.inventories)
             except _Malformed as exc:
-                # Read again next refresh anyway; inventories and traits
-                # stay cached.
-                problem = 'unusable usages answer (%s)' % exc
+                problem = 'unusable %s (%s)' % (
+                    'allocation candidates summary'
+                    if summary.uuid in summarized else 'usages answer', exc)
         if problem is not None:
             unusable[summary.uuid] = problem
             continue

@@ -31,6 +31,7 @@ from oslo_log import log
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
+from flavor_exporter.worker import census
 from flavor_exporter.worker import nova
 from flavor_exporter.worker import placement_providers
 from flavor_exporter.worker import source
@@ -79,14 +80,15 @@ class PlacementSource(source.Source):
     def _collect(self, client):
         problems = []
         calls_before = client.call_count
-        summaries = placement_providers.list_providers(client, problems)
+        summaries, broken = placement_providers.list_providers(client)
         hypervisors = client.get_all('compute', '/os-hypervisors/detail',
                                      'hypervisors', HYPERVISOR_MICROVERSION)
         flavors = self._list_flavors(client, problems)
-        services = nova.list_compute_services(client)
+        services = census.list_compute_services(client)
         aggregates = nova.list_aggregates(client)
 
-        nodes = self._nodes(hypervisors, problems)
+        nodes, hosts, nameless = self._nodes(hypervisors, services,
+                                             problems)
         trees = {}
         for summary in summaries.values():
             trees.setdefault(summary.root_uuid, []).append(summary)
@@ -101,51 +103,29 @@ class PlacementSource(source.Source):
         # Only trees of compute nodes are read: stale or sharing providers
         # would cost calls for nothing.
         wanted = [summary for root_uuid, members in trees.items()
-                  if root_uuid in nodes for summary in members]
+                  if root_uuid in nodes and root_uuid not in broken
+                  for summary in members]
         reading = placement_providers.read_providers(
-            client, wanted, self._last_reading, self._log_prefix)
+            client, wanted, self._last_reading, self._notices)
 
-        hosts = []
         for uuid, (node, service_host, hypervisor) in sorted(
                 nodes.items(), key=lambda item: item[1][:2]):
-            if uuid not in summaries:
-                problems.append(
-                    _('hypervisor %(node)s (host %(host)s): no resource '
-                      'provider %(uuid)s in Placement, skipped')
-                    % {'node': node, 'host': service_host, 'uuid': uuid})
-                continue
-            if summaries[uuid].root_uuid != uuid:
-                problems.append(
-                    _('hypervisor %(node)s (host %(host)s): resource '
-                      'provider %(provider)s is not a root provider, skipped')
-                    % {'node': node, 'host': service_host,
-                       'provider': summaries[uuid].label})
-                continue
-            providers, unreadable = self._tree(summaries[uuid], trees[uuid],
-                                               reading, problems)
-            if unreadable:
-                # Counting the host without the provider would publish a
-                # number the unreadable answer made lower: the host is
-                # excluded from every flavor instead, and named.
-                problems.append(
-                    _('hypervisor %(node)s (host %(host)s): unreadable, '
-                      'excluded from every flavor: %(why)s')
-                    % {'node': node, 'host': service_host,
-                       'why': unreadable})
-                providers = []
-            # os-services is the scheduler's view; the hypervisor carries
-            # the same service state should os-services miss the host.
-            fallback = (hypervisor.get('status') == 'enabled',
-                        hypervisor.get('state') == 'up')
-            enabled, up = services.get(service_host, fallback)
+            providers, unreadable = self._providers(
+                uuid, summaries, trees, broken, reading)
+            enabled, up = census.state(
+                services.get(service_host), hypervisor.get('status'),
+                hypervisor.get('state'))
             if providers and DISABLED_TRAIT in providers[0].traits:
                 enabled = False
             hosts.append(model.Host(name=service_host, node=node,
                                     enabled=enabled, up=up,
                                     providers=providers,
                                     unreadable=unreadable))
+        census.account(hosts, services, problems, nameless)
+        hosts.sort(key=lambda host: (host.node, host.name))
 
-        self._place_in_aggregates(hosts, nodes, aggregates, problems)
+        self._place_in_aggregates(hosts, nodes, services, aggregates,
+                                  problems)
         self._add_gpu_pools(client, hosts, aggregates, problems)
 
         stats = dict(reading.stats,
@@ -166,37 +146,65 @@ class PlacementSource(source.Source):
                               api_calls=stats['api_calls'],
                               aggregates=[agg for agg, _ in aggregates])
 
+    def _providers(self, uuid, summaries, trees, broken, reading):
+        """([model.Provider] of one compute node, why unreadable or None).
+
+        Counting a node without a provider of its tree would publish a
+        number the missing answer made lower: the host is unreadable
+        instead, excluded from every flavor and named.
+        """
+        if uuid in broken:
+            return [], broken[uuid]
+        if uuid not in summaries:
+            return [], (_("no resource provider %s in Placement's listing")
+                        % uuid)
+        if summaries[uuid].root_uuid != uuid:
+            return [], (_('resource provider %s is not a root provider')
+                        % summaries[uuid].label)
+        return self._tree(summaries[uuid], trees[uuid], reading)
+
     @staticmethod
-    def _nodes(hypervisors, problems):
-        """{compute node uuid: (node name, service host, hypervisor)}."""
-        nodes = {}
+    def _nodes(hypervisors, services, problems):
+        """(nodes, hosts, nameless) of the os-hypervisors listing.
+
+        nodes: {compute node uuid: (node, service host, hypervisor)}.
+        hosts: a model.Host, unreadable, for each entry that names its
+        compute service host but no id or node name. nameless: how many
+        entries name no host (a problem line each); census.account finds
+        the hosts they leave without a node.
+        """
+        nodes, hosts, nameless = {}, [], 0
         for hypervisor in hypervisors:
-            if not isinstance(hypervisor, dict):
-                problems.append(_('hypervisor entry %r unreadable, skipped')
-                                % (hypervisor,))
+            service_host = census.service_host(hypervisor)
+            if service_host is None:
+                problems.append(_('hypervisor entry %.120r names no compute '
+                                  'service host, skipped') % (hypervisor,))
+                nameless += 1
                 continue
             uuid = hypervisor.get('id')
             node = hypervisor.get('hypervisor_hostname')
-            service_host = (hypervisor.get('service') or {}).get('host')
-            if not uuid or not node or not service_host:
-                problems.append(
-                    _('hypervisor %(hypervisor)s: no id, node name or '
-                      'compute service host (id=%(uuid)r, service '
-                      'host=%(host)r), skipped')
-                    % {'hypervisor': node or uuid, 'uuid': uuid,
-                       'host': service_host})
+            if uuid and isinstance(node, str) and node:
+                nodes[str(uuid)] = (node, service_host, hypervisor)
                 continue
-            nodes[str(uuid)] = (node, service_host, hypervisor)
-        return nodes
+            enabled, up = census.state(
+                services.get(service_host), hypervisor.get('status'),
+                hypervisor.get('state'))
+            hosts.append(model.Host(
+                name=service_host, node=str(node or uuid or service_host),
+                enabled=enabled, up=up,
+                unreadable=_('its os-hypervisors entry has no id or node '
+                             'name (id=%(uuid)r, node=%(node)r)')
+                % {'uuid': uuid, 'node': node}))
+        return nodes, hosts, nameless
 
     @staticmethod
-    def _tree(root, members, reading, problems):
+    def _tree(root, members, reading):
         """([model.Provider] of one host, why it is unreadable or None).
 
         Providers come root first, parents before kids. A provider Placement
-        gave no usable answer for makes the whole host unreadable: without
-        it the host would count less than it holds (or, for a child, hold
-        classes it does not have).
+        gave no usable answer for, or one whose parent is not in the tree,
+        makes the whole host unreadable: without it the host would count
+        less than it holds (or, for a child, hold classes it does not have).
         """
         unreadable = [
             _('resource provider %(provider)s: %(why)s')
@@ -220,19 +228,21 @@ class PlacementSource(source.Source):
                           key=lambda s: (s.name, s.uuid))
             providers.append(reading.providers[summary.uuid])
             queue.extend(kids)
-        for summary in members:
-            if summary.uuid not in reached:
-                problems.append(
-                    _('resource provider %(provider)s: its parent %(parent)s '
-                      'is not in the tree of %(root)s, skipped')
-                    % {'provider': summary.label,
-                       'parent': summary.parent_uuid, 'root': root.label})
+        astray = ['%s (parent %s)' % (summary.label, summary.parent_uuid)
+                  for summary in sorted(members, key=lambda s: s.uuid)
+                  if summary.uuid not in reached]
+        if astray:
+            return [], (_("resource provider(s) %s: the parent is not in "
+                          "Placement's listing of the tree")
+                        % ', '.join(astray))
         return providers, None
 
-    def _place_in_aggregates(self, hosts, nodes, aggregates, problems):
-        # Hosts skipped above are already reported; do not report them
+    def _place_in_aggregates(self, hosts, nodes, services, aggregates,
+                             problems):
+        # Hosts the census knows are already reported; do not report them
         # again for every aggregate they are in.
         known = {service_host for _, service_host, _ in nodes.values()}
+        known.update(services)
         nova.assign_aggregates(
             hosts, aggregates, known,
             self._conf.capacity.default_availability_zone, problems)

@@ -36,6 +36,7 @@ from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher as publisher_mod
 from flavor_exporter.publication import render
 from flavor_exporter.worker import hypervisors_source
+from flavor_exporter.worker import notices
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 
@@ -67,6 +68,7 @@ def engine_options(conf):
         skip_patterns=tuple(conf.capacity.skip_flavor_patterns),
         aggregate_instance_extra_specs=(
             conf.capacity.aggregate_instance_extra_specs),
+        isolate_aggregates=conf.capacity.enable_isolated_aggregate_filtering,
         tenancy=tenant_isolation(conf))
 
 
@@ -139,6 +141,7 @@ class Refresher:
         self._fits = vector_fit.Fits()
         self._encoded = render.EncodedHosts()
         self._status = pub.initial_status()
+        self._notices = notices.Notices(LOG, self.cloud.log_prefix)
         #: The Report of the last refresh published (for projects' answers).
         self.last_report = None
 
@@ -229,11 +232,11 @@ class Refresher:
                  len(report.flavors),
                  report.source, time.monotonic() - started,
                  report.api_calls, len(report.problems))
-        if unreadable:
-            LOG.warning('%s%d host(s) unreadable, excluded from every '
-                        'flavor and named in the documents: %s',
-                        self.cloud.log_prefix, len(unreadable),
-                        ', '.join(sorted(unreadable)))
+        self._notices.lines('unreadable', [
+            '%d host(s) unreadable, excluded from every flavor and named in '
+            'the documents: %s' % (len(unreadable),
+                                   ', '.join(sorted(unreadable)))
+        ] if unreadable else [], ended='Every host is readable again')
         return True
 
     def _record(self, started, error=None, api_calls=None):

@@ -20,6 +20,7 @@ picks one by [capacity] source and needs nothing else of them.
 from oslo_log import log
 
 from flavor_exporter.worker import flavor_access
+from flavor_exporter.worker import notices
 from flavor_exporter.worker import nova
 
 LOG = log.getLogger(__name__)
@@ -41,6 +42,7 @@ class Source:
         self._log_prefix = log_prefix
         self.last_stats = {}
         self._flavor_access = None
+        self._notices = notices.Notices(LOG, log_prefix)
 
     def collect(self, client):
         """A model.Snapshot of the cloud; CloudError if a call fails."""
@@ -54,6 +56,9 @@ class Source:
         return nova.list_flavors(client, problems, self._flavor_access)
 
     def _warn(self, problems):
-        """Log what the snapshot skipped or could not read, a line each."""
-        for line in problems:
-            LOG.warning('%s%s', self._log_prefix, line)
+        """Log what the snapshot skipped or could not read, a line each.
+
+        A WARNING the first refresh a line appears, DEBUG while it stays.
+        """
+        self._notices.lines('problems', problems, ended=(
+            'The cloud is read without problems again'))

@@ -38,6 +38,8 @@ from testcloud import scenario as scenario_mod
 _CAPACITY_OPTIONS = ('cpu_allocation_ratio', 'ram_allocation_ratio',
                      'disk_allocation_ratio', 'reserved_host_memory_mb',
                      'reserved_host_disk_mb', 'reserved_host_cpus')
+# nova.conf [scheduler] options mirrored in [capacity] under their names.
+_SCHEDULER_OPTIONS = ('enable_isolated_aggregate_filtering',)
 
 
 class OracleTests:
@@ -64,6 +66,10 @@ class OracleTests:
         self.flags(group='capacity', **{
             name: value for name, value in nova_defaults.items()
             if name in _CAPACITY_OPTIONS})
+        scheduler = self.spec.config.get('scheduler', {})
+        self.flags(group='capacity', **{
+            name: value for name, value in scheduler.items()
+            if name in _SCHEDULER_OPTIONS})
 
     def report(self, source_name):
         client = openstack.CloudClient(self.conn)
@@ -229,6 +235,18 @@ class TestGpuTypesOracle(OracleTests, base.TestCase):
 class TestVtpmOracle(OracleTests, base.TestCase):
     scenario = 'vtpm'
     # TPM traits exist in Placement only.
+    sources = ('placement',)
+
+
+class TestSchedulerRulesOracle(OracleTests, base.TestCase):
+    """Isolated aggregates, and a request taking nothing from the root.
+
+    Before issue 19 the engine counted plain on both hosts (4, Nova 2)
+    and vgpu.only on the VGPU children (2, Nova 0).
+    """
+
+    scenario = 'scheduler_rules'
+    # VGPU children and traits exist in Placement only.
     sources = ('placement',)
 
 

@@ -95,6 +95,12 @@ def _host(rng, index, template, zones):
     if rng.random() < 0.2:
         aggregates.append(model.Aggregate('policy', {
             'group_policy': rng.choice(('none', 'isolate'))}))
+    if rng.random() < 0.25:
+        # isolate_aggregates reads these (when enabled), whatever the
+        # flavors.
+        aggregates.append(model.Aggregate('isolated', {
+            'trait:%s' % rng.choice(TRAITS[:2]): rng.choice(
+                ('required', 'required', 'preferred'))}))
     return model.Host(
         'host-%d' % index, 'node-%d' % index,
         enabled=rng.random() > 0.1, up=rng.random() > 0.1,
@@ -122,6 +128,13 @@ def _flavor(rng, index):
     if rng.random() < 0.2:
         specs['trait:%s' % rng.choice(TRAITS)] = rng.choice(
             ('required', 'forbidden'))
+    if rng.random() < 0.15:
+        # Nothing from the compute node unless CUSTOM_X is there: Nova
+        # keeps no candidate otherwise (fit._root_rule).
+        specs.update({'resources:VCPU': '0', 'resources:MEMORY_MB': '0',
+                      'resources:DISK_GB': '0'})
+        if rng.random() < 0.5:
+            specs['resources:CUSTOM_X'] = str(rng.randint(1, 2))
     if rng.random() < 0.25:
         specs['pci_passthrough:alias'] = '%s:%d' % (
             rng.choice(('X', 'P100')), rng.randint(1, 2))
@@ -168,8 +181,11 @@ class TestFastPathMatchesReference(base.BaseTestCase):
         for seed in range(200):
             # One cloud in four as if AggregateInstanceExtraSpecsFilter
             # were off: then no aggregate label matters.
+            # One in three with [capacity]
+            # enable_isolated_aggregate_filtering.
             options = engine.Options(
-                aliases=ALIASES, aggregate_instance_extra_specs=seed % 4 != 3)
+                aliases=ALIASES, aggregate_instance_extra_specs=seed % 4 != 3,
+                isolate_aggregates=seed % 3 == 1)
             cloud = snapshot(seed)
             fast = engine.compute(cloud, options)
             slow = engine.reference_compute(cloud, options)
@@ -186,6 +202,7 @@ class TestFastPathMatchesReference(base.BaseTestCase):
         # hosts that aggregate metadata excludes.
         self.assertGreater(one_by_one.call_count, 20)
         self.assertIn('aggregate metadata does not match', reasons)
+        self.assertIn(engine.ISOLATED, reasons)
         self.assertTrue({None, 'VGPU', 'CUSTOM_PCI_X', 'VCPU',
                          'GPU_AGGREGATE'} <= shapes, shapes)
 
@@ -206,18 +223,18 @@ class TestFitsReused(base.BaseTestCase):
     """What a worker's next refresh reuses gives the same numbers."""
 
     def test_refreshes_with_changing_usages(self):
-        options = engine.Options(aliases=ALIASES)
+        options = engine.Options(aliases=ALIASES, isolate_aggregates=True)
         fits = vector_fit.Fits()
         rng = random.Random(3)
         reused = []
         for seed in range(20):
             cloud = snapshot(seed)
             for refresh in range(4):
-                if refresh == 3:
+                providers = [p for h in cloud.hosts for p in h.providers]
+                if refresh == 3 and providers:
                     # One host's usage moves: only its group is fitted
                     # again.
-                    provider = rng.choice([p for h in cloud.hosts
-                                           for p in h.providers])
+                    provider = rng.choice(providers)
                     for rc in provider.inventories:
                         provider.usages[rc] = rng.randint(0, 3)
                 computed_before = fits.computed

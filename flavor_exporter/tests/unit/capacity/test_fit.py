@@ -248,6 +248,10 @@ def numbered(*resources, policy='none', unnumbered=None):
         group_policy=policy)
 
 
+# One VCPU from the compute node: what keeps Nova's candidates on a host.
+ROOT = {'VCPU': 1}
+
+
 class TestLimitsOnWhatOneInstanceTakes(base.BaseTestCase):
     """Placement sums one instance's groups per provider for max_unit.
 
@@ -281,7 +285,9 @@ class TestLimitsOnWhatOneInstanceTakes(base.BaseTestCase):
         self.assertEqual(1, fit.fit(req, self.flat(max_unit=10))[0])
 
     def vgpu_tree(self, max_unit):
-        # a: 8 VGPU, b: 2 VGPU; one allocation at most max_unit.
+        # a: 8 VGPU, b: 2 VGPU; one allocation at most max_unit. The
+        # requests below also take one VCPU from the root, or Nova would
+        # keep no candidate of theirs (fit._root_rule).
         return host(compute_root(),
                     provider('a', 'root', VGPU=Inv(8, max_unit=max_unit)),
                     provider('b', 'root', VGPU=Inv(2, max_unit=2)))
@@ -290,13 +296,14 @@ class TestLimitsOnWhatOneInstanceTakes(base.BaseTestCase):
         two = {'VGPU': 2}
         # max_unit 2: an instance's two groups need a and b: b has room
         # for one instance. max_unit 4 on a: both groups fit on a.
-        self.assertEqual((1, 'VGPU'), fit.fit(numbered(two, two),
-                                              self.vgpu_tree(2)))
-        self.assertEqual(2, fit.fit(numbered(two, two),
+        self.assertEqual((1, 'VGPU'),
+                         fit.fit(numbered(two, two, unnumbered=ROOT),
+                                 self.vgpu_tree(2)))
+        self.assertEqual(2, fit.fit(numbered(two, two, unnumbered=ROOT),
                                     self.vgpu_tree(4))[0])
 
     def test_max_unit_different_groups_nested(self):
-        req = numbered({'VGPU': 2}, {'VGPU': 1})
+        req = numbered({'VGPU': 2}, {'VGPU': 1}, unnumbered=ROOT)
         # Sum 3 > 2 on a: every instance needs b too (2 left there).
         self.assertEqual(2, fit.fit(req, self.vgpu_tree(2))[0])
         # 3 on a is allowed: a 8 // 3 = 2, and b takes the 2 or the 1.
@@ -305,9 +312,11 @@ class TestLimitsOnWhatOneInstanceTakes(base.BaseTestCase):
     def test_isolate_with_and_without_max_unit(self):
         two = {'VGPU': 2}
         for max_unit in (2, 8):
-            self.assertEqual(1, fit.fit(numbered(two, two, policy='isolate'),
+            self.assertEqual(1, fit.fit(numbered(two, two, policy='isolate',
+                                                 unnumbered=ROOT),
                                         self.vgpu_tree(max_unit))[0])
-        req = numbered({'VGPU': 2}, {'VGPU': 1}, policy='isolate')
+        req = numbered({'VGPU': 2}, {'VGPU': 1}, policy='isolate',
+                       unnumbered=ROOT)
         self.assertEqual(2, fit.fit(req, self.vgpu_tree(8))[0])
 
     def test_max_unit_pci_device_groups(self):
@@ -356,8 +365,9 @@ class TestLimitsOnWhatOneInstanceTakes(base.BaseTestCase):
     def test_isolated_groups_of_different_classes_share_a_provider(self):
         tree = host(compute_root(),
                     provider('a', 'root', VGPU=Inv(2), CUSTOM_X=Inv(2)))
-        apart = numbered({'VGPU': 1}, {'CUSTOM_X': 1}, policy='isolate')
-        together = numbered({'VGPU': 1}, {'CUSTOM_X': 1})
+        apart = numbered({'VGPU': 1}, {'CUSTOM_X': 1}, policy='isolate',
+                         unnumbered=ROOT)
+        together = numbered({'VGPU': 1}, {'CUSTOM_X': 1}, unnumbered=ROOT)
         self.assertEqual((0, None, True), fit.fit_certain(apart, tree))
         self.assertEqual(2, fit.fit(together, tree)[0])
 
@@ -400,5 +410,77 @@ class TestUnnumberedRequiredTraits(base.BaseTestCase):
                     provider('g0', 'root', traits={'CUSTOM_T'},
                              VGPU=Inv(4), CUSTOM_X=Inv(4)),
                     provider('g1', 'root', VGPU=Inv(4), CUSTOM_X=Inv(4)))
-        req = request({'VGPU': 1, 'CUSTOM_X': 1}, required={'CUSTOM_T'})
+        req = request({'VCPU': 1, 'VGPU': 1, 'CUSTOM_X': 1},
+                      required={'CUSTOM_T'})
         self.assertFalse(fit.fit_certain(req, tree)[2])
+
+
+class TestRootProviderRule(base.BaseTestCase):
+    """Nova keeps a host only through candidates taking from its root.
+
+    SchedulerManager._schedule (Nova 29 and 34) hands each host the
+    allocation candidates under its compute node's uuid.
+    """
+
+    def vgpu_host(self, root=None):
+        return host(root or compute_root(),
+                    provider('pgpu0', 'root', VGPU=Inv(4)),
+                    provider('pgpu1', 'root', VGPU=Inv(4)))
+
+    def test_child_classes_only_count_nothing(self):
+        # Placement offers 8; Nova lands none.
+        self.assertEqual((0, None, True),
+                         fit.fit_certain(request({'VGPU': 1}),
+                                         self.vgpu_host()))
+        self.assertEqual(0, fit.fit(numbered({'VGPU': 1}, {'VGPU': 1}),
+                                    self.vgpu_host(), empty=True)[0])
+
+    def test_one_root_class_is_enough(self):
+        root = provider('root', CUSTOM_X=Inv(16))
+        self.assertEqual((8, 'VGPU'),
+                         fit.fit(request({'VGPU': 1, 'CUSTOM_X': 1}),
+                                 self.vgpu_host(root)))
+
+    def test_pci_devices_only_count_nothing(self):
+        tree = host(compute_root(), pci_device('pf0', CUSTOM_PCI_X=Inv(2)))
+        demand = PciDemand('X', 1, 'CUSTOM_PCI_X')
+        only = ResourceRequest(groups=[], pci=[demand])
+        self.assertEqual(0, fit.fit(only, tree)[0])
+        self.assertEqual(2, fit.fit(request({'VCPU': 1}, pci=[demand]),
+                                    tree)[0])
+
+    def test_gpu_pool_only_counts_nothing(self):
+        # Not a Placement provider: Nova's query would be empty.
+        only = ResourceRequest(groups=[], pci=[PciDemand('V100', 1, None)])
+        self.assertEqual(0, fit.fit(only, host(compute_root(), pools=[
+            model.GpuPool('V100', 2)]))[0])
+
+    def test_a_class_root_and_child_hold_comes_from_the_root(self):
+        # Placement offers X from the root (2) or the child (4); only the
+        # candidates taking it from the root are kept: 2, not 6.
+        tree = host(provider('root', CUSTOM_X=Inv(2)),
+                    provider('c', 'root', CUSTOM_X=Inv(4)))
+        self.assertEqual((2, 'CUSTOM_X', True),
+                         fit.fit_certain(request({'CUSTOM_X': 1}), tree))
+        found = fit.units(request({'CUSTOM_X': 1}), tree,
+                          fit.free_amounts(tree))
+        self.assertEqual(['root'], [key for key, _ in found[0].candidates])
+        self.assertIsNone(found.root)
+        self.assertTrue(fit.independent(found))
+
+    def test_each_instance_puts_one_unit_on_the_root(self):
+        # Two groups of X: Placement could place 4 (8 // 2); each
+        # instance Nova keeps takes one at least from the root's 2. At
+        # most 2, and fewer if the first candidate puts both on the root:
+        # not certain.
+        tree = host(provider('root', CUSTOM_X=Inv(2)),
+                    provider('c', 'root', CUSTOM_X=Inv(6)))
+        req = numbered({'CUSTOM_X': 1}, {'CUSTOM_X': 1})
+        found = fit.units(req, tree, fit.free_amounts(tree))
+        self.assertEqual('root', found.root)
+        self.assertFalse(fit.independent(found))
+        self.assertEqual((2, None, False), fit.fit_certain(req, tree))
+        self.assertEqual(3, fit.fit(ResourceRequest(groups=[RequestGroup(
+            {'CUSTOM_X': 2})]), host(provider('root', CUSTOM_X=Inv(7)),
+                                     provider('c', 'root',
+                                              CUSTOM_X=Inv(8))))[0])

@@ -21,6 +21,7 @@ medium 4 total / 3 available, V100 large 4/3, 2xV100 large 2/1.
 """
 
 import copy
+import logging
 from unittest import mock
 
 from flavor_exporter.capacity import engine
@@ -55,6 +56,13 @@ def hypervisor(hid, node, host, vcpus_used, memory_used, disk_used,
             'service': {'host': host, 'id': 's-' + hid}}
 
 
+def service(host, status='enabled', state='up'):
+    return {'binary': 'nova-compute', 'disabled_reason': None,
+            'forced_down': False, 'host': host, 'id': 's-' + host,
+            'state': state, 'status': status, 'updated_at': None,
+            'zone': 'nova'}
+
+
 CLOUD = {
     '/flavors/detail': {'flavors': [
         flavor('161dac45', 'de.NBI medium', 14, 32768),
@@ -75,6 +83,9 @@ CLOUD = {
         hypervisor('h3', 'host3.denbi.de', 'host3', 28, 65536, 2051),
         hypervisor('h4', 'host4.denbi.de', 'host4', 28, 0, 0),
     ]},
+    # GET /os-services?binary=nova-compute at 2.69 (api-ref sample).
+    '/os-services': {'services': [
+        service(host) for host in ('host1', 'host3', 'host4')]},
     '/os-aggregates': {'aggregates': [
         {'name': 'General Purpose', 'hosts': ['host1'],
          'metadata': {'availability_zone': 'default', 'cores': '28'}},
@@ -160,6 +171,10 @@ class TestPredecessorExample(base.TestCase):
         hypervisors = bodies['/os-hypervisors/detail']['hypervisors']
         hypervisors[1]['status'] = 'disabled'
         hypervisors[2]['state'] = 'down'
+        # The scheduler weighs the service; os-hypervisors embeds it.
+        services = bodies['/os-services']['services']
+        services[1]['status'] = 'disabled'
+        services[2]['state'] = 'down'
         report, _ = self.report(bodies)
         medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
         self.assertEqual((0, 0), (medium.total, medium.available))
@@ -192,9 +207,10 @@ class TestPredecessorExample(base.TestCase):
             {'name': 'Ghosts', 'hosts': ['host9'], 'metadata': {}})
         source = hypervisors_source.HypervisorsSource(self.conf,
                                                       'Cloud west: ')
-        with mock.patch.object(source_mod.LOG, 'warning') as warn:
+        with mock.patch.object(source_mod.LOG, 'log') as log:
             source.collect(fakes.FakeClient(bodies))
-        lines = [call.args[0] % call.args[1:] for call in warn.call_args_list]
+        lines = [call.args[1] % call.args[2:] for call in log.call_args_list
+                 if call.args[0] == logging.WARNING]
         self.assertTrue(lines)
         self.assertEqual([], [line for line in lines
                               if not line.startswith('Cloud west: ')])
@@ -208,12 +224,35 @@ class TestPredecessorExample(base.TestCase):
         report, _ = self.report(bodies)
         name = broken['service']['host']
         self.assertEqual([name], list(report.unreadable))
-        self.assertIn("no usable resource figures ('vcpus')",
+        self.assertIn("no usable resource figures in its os-hypervisors "
+                      "entry ('vcpus')",
                       report.unreadable[name])
         medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
         self.assertEqual(1, medium.excluded[engine.UNREADABLE])
         self.assertTrue(any(name in line and 'excluded from every flavor'
                             in line for line in report.problems))
+
+    def test_every_compute_service_host_is_accounted_for(self):
+        # os-hypervisors without host4 (a cell that did not answer, a
+        # page cut short): unreadable, not left out of the counts.
+        bodies = copy.deepcopy(CLOUD)
+        hypervisors = bodies['/os-hypervisors/detail']['hypervisors']
+        del hypervisors[2]
+        hypervisors[0]['service'] = 'garbage'
+        # A long-dead service with no node: excluded as down, no problem.
+        bodies['/os-services']['services'].append(
+            service('host9', state='down'))
+        report, _ = self.report(bodies)
+        self.assertEqual(['host1', 'host4'], sorted(report.unreadable))
+        self.assertIn('os-hypervisors lists no compute node',
+                      report.unreadable['host4'])
+        medium = [c for c in report.flavors if c.flavor.id == MEDIUM][0]
+        self.assertEqual({engine.UNREADABLE: 2, 'compute service down': 1},
+                         medium.excluded)
+        # host3 alone now (host1 has no GPU, host4 is unreadable).
+        self.assertEqual((2, 1), (medium.total, medium.available))
+        self.assertFalse([line for line in report.problems
+                          if 'host9' in line])
 
     def test_vgpu_flavor_is_unsupported_not_silently_zero(self):
         bodies = copy.deepcopy(CLOUD)

@@ -22,7 +22,9 @@ call counts are exact.
 
 import copy
 import json
+import logging
 import os
+from unittest import mock
 import uuid as uuid_mod
 
 from flavor_exporter.capacity import model
@@ -31,6 +33,7 @@ from flavor_exporter.tests.unit.worker import fakes
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_providers
 from flavor_exporter.worker import placement_source
+from flavor_exporter.worker import source as source_mod
 
 PAYLOADS = os.path.join(os.path.dirname(__file__), 'payloads')
 
@@ -286,6 +289,11 @@ class PlacementSourceTestCase(base.TestCase):
         snapshot = self.source.collect(self.client)
         self.assertEqual(self.client.call_count - start, snapshot.api_calls)
         return snapshot
+
+    @staticmethod
+    def unreadable(snapshot):
+        return {h.name: h.unreadable for h in snapshot.hosts
+                if h.unreadable}
 
     @staticmethod
     def host(snapshot, node):
@@ -564,6 +572,20 @@ class TestScale(PlacementSourceTestCase):
         self.assertEqual(3 * hosts + 6, snapshot.api_calls)
         self.assertEqual(hosts + 6, self.collect().api_calls)
 
+    def test_slow_way_said_once_a_warning_then_debug(self):
+        self.add_hosts(2)
+        self.cloud.candidates_error = openstack.CloudError(
+            'placement GET /allocation_candidates answered 406',
+            status=406)
+        with mock.patch.object(source_mod.LOG, 'log') as log:
+            self.collect()
+            self.collect()
+            self.cloud.candidates_error = None
+            self.collect()
+        self.assertEqual([logging.WARNING, logging.DEBUG, logging.INFO],
+                         [call.args[0] for call in log.call_args_list])
+        self.assertIn('one provider at a time', log.call_args_list[0].args[3])
+
 
 class TestUsagesFromCandidates(PlacementSourceTestCase):
     """Usages from one allocation candidates query, the rest one by one."""
@@ -623,6 +645,41 @@ class TestUsagesFromCandidates(PlacementSourceTestCase):
         self.assertEqual(['inventories', 'traits', 'usages'],
                          self.paths(0, self.free))
         self.assertEqual(3, self.host(snapshot, 'free1').root.usages['VCPU'])
+
+    def test_summary_without_a_class_makes_the_host_unreadable(self):
+        # A class missing is not known to be unused: counting it free
+        # would show a device in use as available.
+        body = self.cloud.answer('placement', '/allocation_candidates',
+                                 {'resources': 'VCPU:1'})
+        del body['provider_summaries'][self.free]['resources']['DISK_GB']
+        self.client.bodies['/allocation_candidates'] = body
+        snapshot = self.collect()
+        self.assertEqual(
+            {'free1': 'resource provider free1 (%s): unusable allocation '
+             'candidates summary (no used amount of DISK_GB)' % self.free},
+            self.unreadable(snapshot))
+        self.assertEqual([], self.host(snapshot, 'free1').providers)
+        self.assertIsNone(self.host(snapshot, 'full1').unreadable)
+        # Only the usages were bad: the next refresh reads them again and
+        # counts the host, its inventories from the cache.
+        del self.client.bodies['/allocation_candidates']
+        start = self.client.call_count
+        snapshot = self.collect()
+        self.assertEqual({}, self.unreadable(snapshot))
+        self.assertEqual([], self.paths(start, self.free))
+
+    def test_usages_without_a_class_make_the_host_unreadable(self):
+        # Read one by one (no summaries): the same rule.
+        self.client.bodies['/allocation_candidates'] = {'error': 'odd'}
+        for usages in ({}, {'VCPU': 3}):
+            self.client.bodies['/resource_providers/%s/usages'
+                               % self.device] = {
+                'resource_provider_generation': 1, 'usages': usages}
+            snapshot = self.collect()
+            self.assertEqual(['full1'], list(self.unreadable(snapshot)))
+            self.assertIn('unusable usages answer (no used amount of '
+                          'CUSTOM_PCI_10DE_1DB4)',
+                          self.unreadable(snapshot)['full1'])
 
     def test_unreadable_candidates_read_one_by_one(self):
         self.client.bodies['/allocation_candidates'] = {'error': 'odd'}
@@ -814,7 +871,7 @@ class TestHostState(PlacementSourceTestCase):
 
 
 class TestProblems(PlacementSourceTestCase):
-    """Whatever cannot be used is skipped and named, never raised."""
+    """What cannot be used is named: a host unreadable, or a failed call."""
 
     def setUp(self):
         super().setUp()
@@ -847,27 +904,51 @@ class TestProblems(PlacementSourceTestCase):
         self.cloud.hypervisors.append(self.cloud._hypervisor(
             ghost, 'ghost.example.org', 'ghost', 'enabled', 'up'))
         snapshot = self.collect()
-        self.assertEqual(['cn1'], [h.node for h in snapshot.hosts])
+        self.assertEqual(['cn1', 'ghost.example.org'],
+                         [h.node for h in snapshot.hosts])
+        why = "no resource provider %s in Placement's listing" % ghost
+        self.assertEqual({'ghost': why}, self.unreadable(snapshot))
         self.assertEqual(
-            ['hypervisor ghost.example.org (host ghost): no resource '
-             'provider %s in Placement, skipped' % ghost],
-            snapshot.problems)
+            ['hypervisor ghost.example.org (host ghost): unreadable, '
+             'excluded from every flavor: ' + why], snapshot.problems)
 
     def test_hypervisor_whose_provider_is_not_a_root(self):
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         self.cloud.hypervisors.append(self.cloud._hypervisor(
             child, 'odd', 'odd', 'enabled', 'up'))
         snapshot = self.collect()
-        self.assertEqual(['cn1'], [h.node for h in snapshot.hosts])
+        self.assertEqual(['cn1', 'odd'], [h.node for h in snapshot.hosts])
+        self.assertEqual(['odd'], list(self.unreadable(snapshot)))
         self.assertEqual(1, len(snapshot.problems))
         self.assertIn('is not a root provider', snapshot.problems[0])
 
     def test_hypervisor_without_service_host(self):
+        # The entry is named and skipped; the census finds its host.
         self.cloud.hypervisors[0]['service'] = None
         snapshot = self.collect()
-        self.assertEqual([], snapshot.hosts)
-        self.assertIn('no id, node name or compute service host',
+        self.assertEqual(['cn1'], list(self.unreadable(snapshot)))
+        self.assertEqual([], snapshot.hosts[0].providers)
+        self.assertIn('names no compute service host, skipped',
                       snapshot.problems[0])
+        self.assertIn('compute service host cn1: unreadable, excluded from '
+                      'every flavor: os-hypervisors lists no compute node',
+                      '\n'.join(snapshot.problems))
+
+    def test_hypervisor_without_service_host_of_a_host_with_nodes(self):
+        # Every service host has a node: which one the entry is a further
+        # node of is unknown, so no number can be trusted.
+        self.cloud.add_compute('cn2', service_host='cn1')
+        self.cloud.hypervisors[1]['service'] = {'host': 7}
+        error = self.assertRaises(openstack.CloudError, self.collect)
+        self.assertIn('1 entries name no compute service host, and only 0 '
+                      'compute service host(s) lack a node', str(error))
+
+    def test_hypervisor_without_id_makes_its_host_unreadable(self):
+        del self.cloud.hypervisors[0]['id']
+        snapshot = self.collect()
+        self.assertEqual({'cn1': "its os-hypervisors entry has no id or "
+                          "node name (id=None, node='cn1')"},
+                         self.unreadable(snapshot))
 
     def test_aggregate_host_without_hypervisor(self):
         self.cloud.add_aggregate('gold', ['cn1', 'retired7'],
@@ -894,18 +975,22 @@ class TestProblems(PlacementSourceTestCase):
                           'from every flavor: %s' % host.unreadable],
                          snapshot.problems)
 
-    def test_malformed_provider_is_not_read_again(self):
+    def test_malformed_provider_is_read_again(self):
+        # A bad answer may be passing trouble: it is not kept until the
+        # generation moves (maybe never), it is asked again next time.
         child = self.cloud.add_vgpu_child(self.cn1, '0000:81:00.0')
         self.cloud.providers[child]['inventories']['VGPU']['step_size'] = 0
         first = self.collect()
+        start = self.client.call_count
         second = self.collect()
         self.assertEqual(first.problems, second.problems)
         self.assertIn('VGPU step_size is 0', second.problems[0])
-        # Allocation candidates only (the root's usages): the bad child
-        # waits for a new generation.
-        self.assertEqual(1 + 1 + 4, second.api_calls)
+        # Allocation candidates (usages and traits) and the bad child's
+        # inventories again, with the same generation.
+        self.assertEqual(1 + 1 + 4 + 1, second.api_calls)
+        self.assertIn('/resource_providers/%s/inventories' % child,
+                      self.client.paths(start))
         self.cloud.providers[child]['inventories']['VGPU']['step_size'] = 1
-        self.cloud.bump(child)
         third = self.collect()
         self.assertEqual([], third.problems)
         self.assertEqual(2, len(third.hosts[0].providers))
@@ -957,18 +1042,52 @@ class TestProblems(PlacementSourceTestCase):
                          self.client.paths(start))
 
     def test_unreadable_provider_listing_entry(self):
+        # Its tree is known from its root: that host is unreadable.
+        cn2 = self.cloud.add_compute('cn2')
+        child = self.cloud.add_vgpu_child(cn2, '0000:81:00.0')
         body = self.cloud.answer('placement', '/resource_providers', {})
-        body['resource_providers'].append({'uuid': 'not-a-uuid',
-                                           'generation': 1})
-        body['resource_providers'].append({'uuid': _uuid('x'),
-                                           'generation': None})
+        [entry] = [e for e in body['resource_providers']
+                   if e['uuid'] == child]
+        entry['generation'] = None
         self.client.bodies['/resource_providers'] = body
         snapshot = self.collect()
         self.assertEqual([self.cn1],
                          [p.uuid for p in snapshot.hosts[0].providers])
-        self.assertEqual(2, len(snapshot.problems))
-        self.assertIn("provider uuid 'not-a-uuid'", snapshot.problems[0])
-        self.assertIn('generation None', snapshot.problems[1])
+        self.assertEqual({'cn2': 'unreadable entry in the resource provider '
+                          'listing (provider %s generation None)' % child},
+                         self.unreadable(snapshot))
+        self.assertEqual(1, len(snapshot.problems))
+        # Nothing of the broken tree is read.
+        self.assertFalse([p for p in self.client.paths() if cn2 in p])
+
+    def test_unreadable_root_entry_of_the_provider_listing(self):
+        body = self.cloud.answer('placement', '/resource_providers', {})
+        body['resource_providers'][0]['generation'] = 'one'
+        self.client.bodies['/resource_providers'] = body
+        snapshot = self.collect()
+        self.assertIn("generation 'one'", self.unreadable(snapshot)['cn1'])
+
+    def test_provider_listing_entry_of_no_known_tree_is_a_cloud_error(self):
+        body = self.cloud.answer('placement', '/resource_providers', {})
+        for entry in ({'uuid': 'not-a-uuid', 'generation': 1},
+                      'garbage'):
+            body['resource_providers'].append(entry)
+            self.client.bodies['/resource_providers'] = body
+            error = self.assertRaises(openstack.CloudError, self.collect)
+            self.assertIn('an entry names no provider tree', str(error))
+            self.assertEqual(200, error.status)
+            body['resource_providers'].pop()
+
+    def test_provider_missing_from_the_listing(self):
+        # A listing cut short: the host is unreadable, not left out.
+        cn2 = self.cloud.add_compute('cn2')
+        body = self.cloud.answer('placement', '/resource_providers', {})
+        body['resource_providers'] = [e for e in body['resource_providers']
+                                      if e['uuid'] != cn2]
+        self.client.bodies['/resource_providers'] = body
+        snapshot = self.collect()
+        self.assertEqual({'cn2': "no resource provider %s in Placement's "
+                          "listing" % cn2}, self.unreadable(snapshot))
 
     def test_provider_listing_without_list_is_a_cloud_error(self):
         self.client.bodies['/resource_providers'] = {'error': 'odd'}
