@@ -26,7 +26,6 @@ from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
 from flavor_exporter.conf import projects
 from flavor_exporter.conf import quota
-from flavor_exporter.conf import tenant_isolation
 from flavor_exporter.conf import worker
 
 CONF = cfg.CONF
@@ -42,5 +41,4 @@ capacity.register_opts(CONF)
 coordination.register_opts(CONF)
 pci.register_opts(CONF)
 quota.register_opts(CONF)
-tenant_isolation.register_opts(CONF)
 projects.register_opts(CONF)

@@ -64,6 +64,25 @@ opts = [
                      'aggregate with metadata trait:T=required counts only '
                      'for flavors requiring T, as Nova\'s isolate_aggregates '
                      'request filter has it.'),
+    cfg.BoolOpt('aggregate_multitenancy_isolation', default=False,
+                help="Whether nova.conf's [filter_scheduler] "
+                     "enabled_filters has AggregateMultiTenancyIsolation: "
+                     "a host in an aggregate with filter_tenant_id* "
+                     "metadata takes only the projects named there. The "
+                     "cloud-wide numbers then count such hosts apart "
+                     "(reserved); per project they count for the projects "
+                     "named."),
+    cfg.BoolOpt('limit_tenants_to_placement_aggregate', default=False,
+                help="Keep nova.conf's [scheduler] "
+                     "limit_tenants_to_placement_aggregate here: a project "
+                     "named in an aggregate's filter_tenant_id* metadata "
+                     "is placed only on the hosts of such aggregates "
+                     "(require_tenant_aggregate)."),
+    cfg.BoolOpt('placement_aggregate_required_for_tenants', default=False,
+                help="Keep nova.conf's [scheduler] "
+                     "placement_aggregate_required_for_tenants here: with "
+                     "the option above, a project named in no aggregate "
+                     "can start nothing."),
     cfg.IntOpt('max_unreadable_hosts_percent', default=10, min=0, max=100,
                help='A host whose resources the source could not read (an '
                     'error or an unusable answer for one of its resource '

@@ -29,11 +29,10 @@ from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
 from flavor_exporter.conf import projects
 from flavor_exporter.conf import quota
-from flavor_exporter.conf import tenant_isolation
 from flavor_exporter.conf import worker
 
 _MODULES = (default, clouds, api, middleware, worker, coordination, cache,
-            openstack, capacity, tenant_isolation, quota, projects, pci)
+            openstack, capacity, quota, projects, pci)
 
 # The oslo.config.opts namespaces of the sample configuration, in the
 # order etc/flavor-exporter/flavor-exporter-config-generator.conf names

@@ -73,8 +73,8 @@ def engine_options(conf):
 
 
 def tenant_isolation(conf):
-    """The tenancy.TenantIsolation that [tenant_isolation] describes."""
-    options = conf.tenant_isolation
+    """The tenancy.TenantIsolation that [capacity] describes."""
+    options = conf.capacity
     return tenancy.TenantIsolation(
         host_filter=options.aggregate_multitenancy_isolation,
         # Nova 29 reads filter_tenant_id alone (see tenancy.py).

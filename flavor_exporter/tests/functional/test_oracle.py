@@ -39,7 +39,9 @@ _CAPACITY_OPTIONS = ('cpu_allocation_ratio', 'ram_allocation_ratio',
                      'disk_allocation_ratio', 'reserved_host_memory_mb',
                      'reserved_host_disk_mb', 'reserved_host_cpus')
 # nova.conf [scheduler] options mirrored in [capacity] under their names.
-_SCHEDULER_OPTIONS = ('enable_isolated_aggregate_filtering',)
+_SCHEDULER_OPTIONS = ('enable_isolated_aggregate_filtering',
+                      'limit_tenants_to_placement_aggregate',
+                      'placement_aggregate_required_for_tenants')
 
 
 class OracleTests:

@@ -28,7 +28,7 @@ from flavor_exporter.tests.functional import test_commands
 from testcloud import loopback
 from testcloud import oracle
 
-TENANT_LINES = ['[tenant_isolation]',
+TENANT_LINES = ['[capacity]',
                 'aggregate_multitenancy_isolation = true',
                 'limit_tenants_to_placement_aggregate = true']
 #: {project: Nova quota set}; proj-c keeps the cloud's unlimited ones.
