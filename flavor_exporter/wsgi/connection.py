@@ -59,7 +59,7 @@ class Connection:
                  'state', 'since', 'owned', 'closed', 'lock', 'request',
                  'body_start', 'close_after', 'continued', 'scanned')
 
-    def __init__(self, sock, remote, server_address):
+    def __init__(self, sock, remote, server_address, since=None):
         self.sock = sock
         self.fd = sock.fileno()
         self.remote = remote if isinstance(remote, tuple) else (remote, 0)
@@ -67,7 +67,7 @@ class Connection:
         self.inbuf = bytearray()
         self.out = None
         self.state = READING
-        self.since = time.monotonic()
+        self.since = time.monotonic() if since is None else since
         # owned: a thread serves it; closed: the socket is closed. Both
         # change under lock (see flavor_exporter.wsgi.server).
         self.owned = False

@@ -203,6 +203,10 @@ class ThreadedServer:
     def _accept(self, sock, address):
         try:
             client, remote = sock.accept()
+            # Taken before the listening socket is armed again: accepts
+            # are one at a time, so connections are aged in the order
+            # they came, whichever thread gets to build its Connection.
+            accepted = time.monotonic()
         except (BlockingIOError, InterruptedError):
             client = None
         except OSError as exc:
@@ -218,7 +222,7 @@ class ThreadedServer:
             return
         client.setblocking(False)
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conn = conn_mod.Connection(client, remote, address)
+        conn = conn_mod.Connection(client, remote, address, accepted)
         if len(self._conns) >= self._max_connections and not self._shed():
             conn.refuse(503, 'The server has too many connections open; '
                              'retry.')
