@@ -14,8 +14,9 @@
 """CPU per request of the API's WSGI application, in process.
 
 No server and no sockets: the application as setup_app() builds it
-(every middleware of its pipeline), over the unit tests' sample cloud
-published to an in-memory cache, called with a fresh environ per
+(every middleware of its pipeline), over the synthetic cloud of
+tools/bench/engine.py (40 hosts, 100 GPU flavors) published to an
+in-memory cache, called with a fresh environ per
 request. What one request costs the API itself, so that a change of the
 pipeline shows at the scale of a document route (about ten
 microseconds); the server's share is tools/bench/api.py's.
@@ -26,14 +27,20 @@ allowed_origin``). Figures go to bench-results/inprocess.json.
 """
 
 import argparse
+import datetime
 import io
 import json
 import os
 import sys
 import time
 
-ROUTES = ('/gpus/flavors/', '/gpus/flavors/g1', '/v2/flavors/',
-          '/v2/flavors/?gpu=true', '/v2/flavors/g1', '/no/such/path',
+from flavor_exporter.publication import contract as pub
+
+HOSTS = 40
+FLAVORS = 100
+# {id}: the first flavor published.
+ROUTES = ('/gpus/flavors/', '/gpus/flavors/{id}', '/v2/flavors/',
+          '/v2/flavors/?gpu=true', '/v2/flavors/{id}', '/no/such/path',
           '/v2/status', '/')
 
 
@@ -43,7 +50,7 @@ def application(args):
     from flavor_exporter.common import config
     from flavor_exporter.publication import cache
     from flavor_exporter.publication import publisher
-    from flavor_exporter.tests import sample_cloud
+    from tools.bench import engine as bench_engine
 
     conf = config.CONF
     conf([], project=config.PROJECT, default_config_files=[])
@@ -53,8 +60,13 @@ def application(args):
     if args.cors:
         conf.set_override('allowed_origin', [args.cors], group='cors')
     backend = cache.MemoryBackend()
-    sample_cloud.publish(publisher.Publisher.from_conf(conf, backend=backend))
-    return app.setup_app(conf, backend)
+    docs, pointer = bench_engine.documents(HOSTS, FLAVORS, gpu_only=True)
+    collected_at = datetime.datetime.fromtimestamp(
+        pub.epoch(pointer[pub.TIMESTAMP]), datetime.timezone.utc)
+    publisher.Publisher.from_conf(conf, backend=backend).publish(
+        docs, pointer, collected_at)
+    first = json.loads(docs[pub.v2_list()])[pub.FLAVORS][0]['id']
+    return app.setup_app(conf, backend), first
 
 
 def environ_of(path, args):
@@ -107,10 +119,11 @@ def main(argv=None):
     parser.add_argument('--route', action='append', choices=ROUTES)
     parser.add_argument('--output', default='bench-results/inprocess.json')
     args = parser.parse_args(argv)
-    wsgi_app = application(args)
+    wsgi_app, flavor_id = application(args)
     figures = {}
     for path in args.route or ROUTES:
-        figures[path], statuses = cpu_per_request(wsgi_app, path, args)
+        figures[path], statuses = cpu_per_request(
+            wsgi_app, path.format(id=flavor_id), args)
         print('%-24s %8.1f us  %s' % (path, figures[path],
                                       ', '.join(statuses)), flush=True)
     os.makedirs(os.path.dirname(args.output) or '.', exist_ok=True)
