@@ -51,6 +51,38 @@ def choose_concurrency():
     monkey_patch.patch()
 
 
+def pool_database_connections():
+    """Keep the cloud's SQLite connections open between transactions.
+
+    Nova's fixtures give each database of a native-threads Nova (32 and
+    later) a SQLite file in WAL mode, and oslo.db opens such a file with
+    NullPool: every transaction opens a connection, registers its
+    functions and closes it again. That was about a third of the cloud's
+    CPU while the oracle boots, and the scheduler's reads of every host
+    multiply it, so a boot took 2.5 times as long on a 50-host cloud as
+    under eventlet, where the databases are in memory behind one
+    connection. A pool that grows as threads ask (never making one wait)
+    keeps the same concurrency with connections reused. Under eventlet
+    nothing is changed.
+    """
+    if NOVA_MAJOR < 32:
+        return
+    from oslo_db.sqlalchemy import engines
+    from sqlalchemy import pool
+
+    choose_arguments = engines._init_connection_args
+
+    def init_connection_args(url, engine_args, kw):
+        choose_arguments(url, engine_args, kw)
+        if engine_args.get('poolclass') is pool.NullPool:
+            engine_args.update(poolclass=pool.QueuePool, pool_size=8,
+                               max_overflow=-1)
+            engine_args['connect_args']['check_same_thread'] = False
+
+    # create_engine looks it up at every call.
+    engines._init_connection_args = init_connection_args
+
+
 def rpc_executor_threads():
     """How many threads each RPC server of the cloud may run, or None.
 

@@ -49,6 +49,7 @@ def _prepare_environment():
         os.environ[name] = '0'
     from testcloud import nova_release
     nova_release.choose_concurrency()
+    nova_release.pool_database_connections()
 
 
 def _write_json(path, data):
