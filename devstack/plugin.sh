@@ -54,7 +54,7 @@ function configure_flavor_exporter {
 function create_flavor_exporter_accounts {
     create_service_user "flavor-exporter"
     # Where the openstack CLI plugin finds the API: the catalog's
-    # "capacity" service. The API's routes (/v2/...) are below this URL.
+    # "capacity" service. The API's routes (/v3/...) are below this URL.
     get_or_create_service "flavor-exporter" "capacity" \
         "Per-flavor capacity of the cloud"
     get_or_create_endpoint "capacity" "$REGION_NAME" \

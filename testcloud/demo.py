@@ -128,7 +128,7 @@ def serve(cloud, spec, workdir, args):
         [sys.executable, '-m', 'flavor_exporter.cmd.all',
          '--config-file', config], env=env)
     try:
-        document = wait_for_data(base + '/v2/flavors/', process)
+        document = wait_for_data(base + '/v3/flavors/', process)
         print('\nflavor-exporter is serving the demo cloud:\n')
         for flavor in gpu_first(document['flavors']):
             gpu = flavor['gpu']
@@ -137,7 +137,7 @@ def serve(cloud, spec, workdir, args):
                 '%s x%d' % (gpu['type'], gpu['count']) if gpu else '',
                 flavor['available'], flavor['total']))
         bindir = os.path.dirname(sys.executable)
-        print('\n  API      %s/v2/flavors/\n  legacy   %s/gpus/flavors/\n'
+        print('\n  API      %s/v3/flavors/\n  legacy   %s/gpus/flavors/\n'
               '  docs     %s/docs/\n  metrics  %s/metrics\n'
               '  config   %s\n\n'
               'From another shell, while this runs:\n\n'

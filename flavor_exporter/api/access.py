@@ -13,23 +13,23 @@
 #    under the License.
 """What one caller may read, decided once per request.
 
-With ``[DEFAULT] auth_strategy = keystone`` keystonemiddleware has
-authenticated the caller; the policies (flavor_exporter.policies) decide
-what the caller's roles and project may read. Without authentication
-(``noauth``, loopback deployments) everything is readable.
+With ``[DEFAULT] auth_strategy = keystone`` or ``http_basic`` the caller
+was authenticated (auth.py); the policies (flavor_exporter.policies)
+decide what the caller's roles and project may read. A user of the HTTP
+Basic user file has no roles and no project: its user id is its name
+(``user_id:NAME`` in a rule). Without authentication (``noauth``,
+loopback deployments) everything is readable.
 """
 
 from oslo_context import context
 from oslo_log import log
 from oslo_policy import policy
 
+from flavor_exporter.api import errors
+
 LOG = log.getLogger(__name__)
 
 ENVIRON_KEY = 'flavor_exporter.access'
-
-
-class Forbidden(Exception):
-    """Policy refuses the caller this route; str() says which policy."""
 
 
 class Access:
@@ -67,9 +67,9 @@ class Access:
     def require(self, rule, target=None):
         if not self.may(rule, target):
             LOG.debug('Policy %s refused project %s', rule, self.project_id)
-            raise Forbidden('Your role does not allow this (policy %s). Ask '
-                            'an administrator for a system reader token.'
-                            % rule)
+            raise errors.Forbidden(
+                'Your role does not allow this (policy %s). Ask an '
+                'administrator for a system reader token.' % rule)
 
 
 #: Every caller without authentication (noauth).

@@ -18,18 +18,18 @@ Requests pass, outermost first:
 1. request_id: the request's id, on its answer and its log lines, so
    outermost: every answer below carries it, refusals and CORS
    preflights included;
-2. http_proxy_to_wsgi, with ``[oslo_middleware]
+2. request_log: one line per request, with that id ([api] log_requests);
+3. http_proxy_to_wsgi, with ``[oslo_middleware]
    enable_proxy_headers_parsing``: the scheme, host and prefix a
    TLS-terminating proxy forwarded, before anything makes a URL;
-3. cors, with ``[cors] allowed_origin``: outside authentication, as in
+4. cors, with ``[cors] allowed_origin``: outside authentication, as in
    ironic and placement, since a browser's preflight carries no token and
    a script must be allowed to read the error answers too;
-4. request limits (size, UTF-8), before anything parses the request;
-5. authentication (keystone strategy only; the table's public routes
-   skip it);
-6. the dispatcher, which routes every request with the route table
-   (dispatch.py): published documents from the queries, pages through
-   Pecan, /healthcheck through oslo.middleware.
+5. request limits (size, UTF-8), before anything parses the request;
+6. the dispatcher, which matches the route in the table (dispatch.py),
+   authenticates the caller unless the route is public (auth.py), and
+   answers: published documents and pages from resources/, /healthcheck
+   through oslo.middleware.
 
 The two optional layers are left out when unconfigured, rather than run
 as no-ops that read their option per request; neither makes a WebOb
@@ -41,21 +41,18 @@ setup_app() creates the cache client, so call it in the process that
 serves (after a fork), as uWSGI's lazy-apps and ApiService.start() do.
 """
 
-import pecan
-
 from flavor_exporter.api import auth
 from flavor_exporter.api import cold_start
-from flavor_exporter.api.controllers import root
 from flavor_exporter.api import dispatch
 from flavor_exporter.api import healthcheck
-from flavor_exporter.api import hooks
 from flavor_exporter.api.middleware import cors
 from flavor_exporter.api.middleware import proxy_headers
 from flavor_exporter.api.middleware import request_id
 from flavor_exporter.api.middleware import request_limits
+from flavor_exporter.api.middleware import request_log
 from flavor_exporter.api import policy
-from flavor_exporter.api import projects
-from flavor_exporter.api import queries as queries_mod
+from flavor_exporter.api import published
+from flavor_exporter.api.resources import projects
 from flavor_exporter.api import routes
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
@@ -67,8 +64,8 @@ def stale_after(conf):
     return conf.api.stale_after or 2 * conf.worker.refresh_interval
 
 
-def make_queries(conf, backend=None):
-    """The process's queries.Queries, over every cloud of [DEFAULT] clouds.
+def make_published(conf, backend=None):
+    """The process's published.Published, every cloud of [DEFAULT] clouds.
 
     backend: the cache backend, by default the one [document_cache]
     describes; the clouds share it.
@@ -83,34 +80,26 @@ def make_queries(conf, backend=None):
         on_cold = {name: cold_start.SingleFlight(
             cold_start.ask_worker(reader, conf.api.compute_on_miss_timeout),
             conf.api.retry_after) for name, reader in readers.items()}
-    return queries_mod.Queries(
+    data = published.Published(
         readers, clouds.default(conf).name,
         conf.api.generation_check_interval, stale_after(conf),
-        on_cold=on_cold, projects=lambda reader: projects.ProjectDocuments(
-            reader, conf.projects.max_age, conf.projects.wait,
-            conf.projects.retry_after, queries_mod.REQUEST_TTL))
-
-
-def make_pages(queries, conf):
-    """The Pecan application answering the table's PAGE routes."""
-    return pecan.make_app(
-        root.RootController(queries, stale_after(conf)),
-        hooks=[hooks.JsonErrorHook(conf.api.retry_after)],
-        force_canonical=False,
-        guess_content_type_from_ext=False,
-        debug=False)
+        conf.api.retry_after, on_cold=on_cold)
+    for name, state in data.clouds.items():
+        state.projects = projects.ProjectDocuments(
+            readers[name], conf.projects.max_age, conf.projects.wait,
+            conf.projects.retry_after, published.REQUEST_TTL)
+    return data
 
 
 def make_dispatcher(conf, backend=None, router=None):
-    """The application behind authentication: routes, policy, answers."""
-    queries = make_queries(conf, backend)
+    """The application behind the outer layers: routes, auth, answers."""
+    data = make_published(conf, backend)
     # Policies apply to authenticated callers only: noauth reads it all.
     enforcer = (policy.make_enforcer(conf)
-                if conf.auth_strategy == 'keystone' else None)
+                if conf.auth_strategy != 'noauth' else None)
     return dispatch.Dispatcher(
-        queries, make_pages(queries, conf),
-        {'healthcheck': healthcheck.middleware(conf, queries)},
-        enforcer, conf.api.retry_after, router)
+        data, {routes.HEALTHCHECK: healthcheck.middleware(conf, data)},
+        lambda app: auth.authenticated(app, conf), enforcer, router)
 
 
 def setup_app(conf=None, backend=None):
@@ -120,11 +109,10 @@ def setup_app(conf=None, backend=None):
     by default the one [document_cache] describes.
     """
     conf = conf or config.CONF
-    router = routes.Router()
-    app = auth.wrap(make_dispatcher(conf, backend, router), conf, router)
-    app = request_limits.RequestLimits(app)
+    app = request_limits.RequestLimits(make_dispatcher(conf, backend))
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
     if conf.oslo_middleware.enable_proxy_headers_parsing:
         app = proxy_headers.HTTPProxyToWSGI(app, conf)
+    app = request_log.RequestLog(app, conf.api.log_requests)
     return request_id.RequestId(app, conf)

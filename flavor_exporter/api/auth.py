@@ -11,14 +11,21 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Authentication: keystonemiddleware, except on public routes.
+"""Authentication: who the caller is, by ``[DEFAULT] auth_strategy``.
 
-With ``[DEFAULT] auth_strategy = keystone`` every request needs a valid
-token, except those a monitor, a load balancer or a browser makes without
-one: the version document, the healthcheck, and the API description with
-its Swagger UI (they describe the API and hold no cloud data): the routes
-the route table marks public. The idea is ironic's auth_public_routes
-middleware.
+- ``keystone``: keystonemiddleware validates the token. With ``[DEFAULT]
+  http_basic_auth_user_file`` set, a request that carries HTTP Basic
+  credentials and no token is checked against that file instead: what
+  cannot get a Keystone token (Prometheus, a portal's backend) still gets
+  in, under its own name.
+- ``http_basic``: every request needs HTTP Basic credentials of that
+  file, as Ironic's strategy of the same name.
+- ``noauth``: nobody is authenticated, no policy applies.
+
+The routes the table marks public (the version documents, the
+healthcheck, the API description) skip authentication either way: the
+dispatcher, which matched the route, decides (dispatch.py). What an
+authenticated caller may read is oslo.policy's to decide (access.py).
 """
 
 import ipaddress
@@ -26,36 +33,67 @@ import socket
 
 from oslo_log import log
 
+from flavor_exporter._i18n import _
 from flavor_exporter.api.middleware import auth_errors
+from flavor_exporter.api.middleware import basic_auth
+from flavor_exporter.api import policy
+from flavor_exporter.common import exceptions
 
 LOG = log.getLogger(__name__)
 
 
-class PublicRoutes:
-    """Sends public routes to app as they are, the rest through auth."""
+def check(conf):
+    """exceptions.InvalidOption when authentication cannot start as set.
 
-    def __init__(self, app, auth_app, router):
-        """router: the routes.Router, which knows the public routes."""
-        self._app = app
-        self._auth_app = auth_app
-        self._router = router
+    Checked before the API serves, so that a missing file is one line
+    at start, not a 503 on every request.
+    """
+    policy.check_policy_file(conf)
+    path = conf.http_basic_auth_user_file
+    if conf.auth_strategy == 'http_basic' and not path:
+        raise exceptions.InvalidOption(_(
+            '[DEFAULT] auth_strategy = http_basic needs [DEFAULT] '
+            'http_basic_auth_user_file: name an htpasswd file with bcrypt '
+            'entries (htpasswd -B)'))
+    if path and conf.auth_strategy != 'noauth':
+        try:
+            basic_auth.check_user_file(path)
+        except ValueError as exc:
+            raise exceptions.InvalidOption(_(
+                '[DEFAULT] http_basic_auth_user_file %(path)s: %(reason)s; '
+                'create it with htpasswd -B -c %(path)s USER') % {
+                    'path': path, 'reason': exc}) from None
+
+
+class _EitherCredentials:
+    """Basic credentials to the user file, anything else to Keystone."""
+
+    def __init__(self, keystone, basic):
+        self._keystone = keystone
+        self._basic = basic
 
     def __call__(self, environ, start_response):
-        if self._router.public(environ.get('PATH_INFO') or '/'):
-            return self._app(environ, start_response)
-        return self._auth_app(environ, start_response)
+        if environ.get('HTTP_AUTHORIZATION', '')[:6].lower() == 'basic ' \
+                and 'HTTP_X_AUTH_TOKEN' not in environ:
+            return self._basic(environ, start_response)
+        return self._keystone(environ, start_response)
 
 
-def wrap(app, conf, router):
-    """app behind the authentication conf's auth_strategy selects."""
-    if conf.auth_strategy != 'keystone':
-        return app
+def authenticated(app, conf):
+    """app behind the authentication of conf, None under noauth."""
+    if conf.auth_strategy == 'noauth':
+        return None
+    basic = None
+    if conf.http_basic_auth_user_file:
+        basic = basic_auth.BasicAuth(app, conf.http_basic_auth_user_file)
+    if conf.auth_strategy == 'http_basic':
+        return basic
     # Imported here: it costs a quarter of a second per API process, for
-    # nothing under noauth.
+    # nothing without Keystone.
     from keystonemiddleware import auth_token
-    return PublicRoutes(app, auth_errors.AuthErrors(
-        auth_token.AuthProtocol(app, {'oslo_config_config': conf})),
-        router)
+    keystone = auth_errors.AuthErrors(
+        auth_token.AuthProtocol(app, {'oslo_config_config': conf}))
+    return keystone if basic is None else _EitherCredentials(keystone, basic)
 
 
 def is_loopback(host):
@@ -82,6 +120,7 @@ def warn_if_open(conf):
         return False
     LOG.warning('Serving on %s without authentication: anyone who reaches '
                 'the port can read the capacity data. Set [DEFAULT] '
-                'auth_strategy = keystone, or bind to loopback behind a '
-                'proxy that authenticates.', conf.api.host_ip)
+                'auth_strategy = keystone or http_basic, or bind to '
+                'loopback behind a proxy that authenticates.',
+                conf.api.host_ip)
     return True

@@ -14,7 +14,7 @@
 """Answer a cold cache with data, not a 503: ``[api] compute_on_miss``.
 
 The API never computes: it asks the leading worker to publish now (a
-refresh request in the cache, see publication/reader.py) and waits for
+refresh request in the cache, see publication/mailboxes.py) and waits for
 the pointer to appear, up to ``[api] compute_on_miss_timeout`` seconds.
 The worker answers once however many ask (worker/service.py). Within a
 process one request asks and waits; concurrent ones wait for that same
@@ -30,6 +30,7 @@ from oslo_log import log
 
 from flavor_exporter.common import failures
 from flavor_exporter.publication import cache
+from flavor_exporter.publication import mailboxes
 
 LOG = log.getLogger(__name__)
 
@@ -45,7 +46,8 @@ def ask_worker(reader, timeout, sleep=time.sleep, clock=time.monotonic):
     def refresh():
         deadline = clock() + timeout
         try:
-            reader.request_refresh(None, timeout)
+            mailboxes.RefreshRequests(reader.backend, reader.key).ask(
+                None, timeout)
             while reader.current() is None:
                 if clock() >= deadline:
                     LOG.warning('No worker published data within [api] '

@@ -14,38 +14,67 @@
 """The API's one router: every request goes through the route table.
 
 For each request: refuse methods other than GET and HEAD (a read-only
-API, on every path), find the route (routes.py) or answer 404, check the
-route's policy for the caller, then answer it:
+API, on every path); match the route once (routes.py), or answer 404;
+authenticate the caller unless the route is public (auth.py); check the
+route's policy for the caller; parse its query; call the route's
+function (resources/) and serve what it returns: a published document
+with its validators (200, or 304 when the client has it), or a page.
+/healthcheck is oslo.middleware's application, mounted.
 
-- a DOCUMENT route by asking queries.Queries, and serving the
-  Representation it returns with its validators (200, or 304 when the
-  client has it); portals poll these many times a minute, so they are
-  served here, without a framework's per-request routing, which costs
-  several times what serving the held bytes does
-  (doc/source/performance.rst);
-- a PAGE route by the Pecan application (controllers/root.py), which
-  finds its controller method from the route matched here;
-- a MOUNTED route by its own WSGI application.
-
-Every error is JSON in the shape of its route family (responses.py).
+No framework routes here: portals poll the documents many times a
+minute, and a framework's per-request routing costs several times what
+serving held bytes does (doc/source/contributor/architecture.rst).
+Every error is JSON in the shape of its route family (errors.py).
 """
 
 from oslo_log import log
 import webob
 
 from flavor_exporter.api import access
+from flavor_exporter.api import errors
 from flavor_exporter.api import filters
+from flavor_exporter.api.middleware import request_log
+from flavor_exporter.api import published
 from flavor_exporter.api import responses
 from flavor_exporter.api import routes
 
 LOG = log.getLogger(__name__)
 
 ALLOWED_METHODS = ('GET', 'HEAD')
-#: The environ key under which a PAGE route and its parameters travel.
+#: Where the route matched travels in the environ, through authentication.
 ROUTE_KEY = 'flavor_exporter.route'
 # Query kinds of routes.py with filters: (parser, the query of none).
 _PARSERS = {routes.FILTERS: (filters.ListQuery, filters.NO_FILTERS),
             routes.GPU_FILTERS: (filters.GpuQuery, filters.NO_GPU_FILTERS)}
+_MOVED = ('The service\'s own API moved from /v2/ to /v3/ (%s); /v2/ serves '
+          'only the seed\'s list, /v2/flavors/.')
+
+
+class Request:
+    """What a route's function is given."""
+
+    __slots__ = ('published', 'environ', 'params', 'cloud', 'caller',
+                 'query')
+
+    def __init__(self, data, environ, params, caller, query):
+        self.published = data
+        self.environ = environ
+        #: The path's parameters, the cloud's apart.
+        self.params = params
+        #: The cloud the path names, None for the default cloud.
+        self.cloud = params.pop('cloud', None)
+        self.caller = caller
+        #: The parsed filters of the route's query kind, else None.
+        self.query = query
+
+    @property
+    def path(self):
+        return self.environ.get('PATH_INFO') or '/'
+
+    @property
+    def application_url(self):
+        """Where the API is served, as the client reached it (no '/')."""
+        return webob.Request(self.environ).application_url
 
 
 def _target(params):
@@ -55,89 +84,94 @@ def _target(params):
     return None
 
 
+def _not_found(path):
+    if path.startswith('/v2/'):
+        return errors.NotFound(_MOVED % ('GET /v3/' + path[4:]))
+    return errors.NotFound('No such resource: %s' % path)
+
+
 class Dispatcher:
 
-    def __init__(self, queries, pages, mounted, enforcer, retry_after,
-                 router=None):
-        """pages: the Pecan application; mounted: {handler: WSGI app}.
+    def __init__(self, data, mounted, authenticate, enforcer, router=None):
+        """data: the published.Published of the process.
 
-        enforcer: the oslo.policy Enforcer, None when nobody is
-        authenticated (noauth: every caller reads everything).
+        mounted: {handler name: WSGI app}; authenticate(app): app behind
+        authentication, None under noauth; enforcer: the oslo.policy
+        Enforcer, None when nobody is authenticated (every caller reads
+        everything).
         """
-        self._queries = queries
-        self._pages = pages
+        self._data = data
         self._mounted = mounted
         self._enforcer = enforcer
-        self._retry_after = retry_after
         self._router = router or routes.Router()
+        self._authenticated = (authenticate(self._serve)
+                               if authenticate else None)
 
     def __call__(self, environ, start_response):
         method = environ.get('REQUEST_METHOD', 'GET')
-        path = environ.get('PATH_INFO') or '/'
         if method not in ALLOWED_METHODS:
-            return self._error(
-                environ, start_response, path, 405,
-                '%s is not allowed: this API is read-only.' % method[:32],
-                [('Allow', ', '.join(ALLOWED_METHODS))])
-        found = self._router.match(path)
+            return errors.answer_exception(
+                environ, start_response,
+                errors.MethodNotAllowed(method, ALLOWED_METHODS))
+        found = environ[ROUTE_KEY] = self._router.match(
+            environ.get('PATH_INFO') or '/')
+        if found is not None:
+            route = found[0]
+            if route.mounted:
+                return self._mounted[route.handler](environ, start_response)
+            if route.public:
+                return self._serve(environ, start_response)
+        # An unknown path is answered 404 once authenticated, as the
+        # routes behind authentication are.
+        if self._authenticated is None:
+            return self._serve(environ, start_response)
+        return self._authenticated(environ, start_response)
+
+    def _serve(self, environ, start_response):
+        """Answer the route matched, for the caller authentication found."""
+        found = environ[ROUTE_KEY]
         if found is None:
-            return self._error(environ, start_response, path, 404,
-                               'No such resource: %s' % path)
+            return errors.answer_exception(
+                environ, start_response,
+                _not_found(environ.get('PATH_INFO') or '/'))
         route, params = found
-        if route.kind == routes.MOUNTED:
-            return self._mounted[route.handler](environ, start_response)
         try:
             caller = (access.Access(self._enforcer, environ)
                       if self._enforcer else access.UNRESTRICTED)
             if route.policy:
                 caller.require(route.policy, _target(params))
-            query = self._query(route, environ)
-            if route.kind == routes.PAGE:
-                return self._page(route, params, caller, environ,
-                                  start_response)
-            cloud = params.pop('cloud', None)  # None: the default cloud
-            answer = getattr(self._queries, route.handler)(
-                cloud, caller=caller, **query, **params)
+            request = Request(self._data, environ, dict(params), caller,
+                              _query(route, environ))
+            answer = route.handler(request)
+        except errors.ApiError as exc:
+            return errors.answer_exception(environ, start_response, exc)
         except Exception as exc:
-            known = responses.for_exception(exc, self._retry_after)
-            if known is None:
-                LOG.error('Unexpected error answering %s %s: %s', method,
-                          path, exc)
-                LOG.debug('The unexpected error', exc_info=True)
-                known = 500, responses.INTERNAL_ERROR, []
-            return self._error(environ, start_response, path, *known)
-        if_none_match = None
-        if 'HTTP_IF_NONE_MATCH' in environ:
-            if_none_match = webob.Request(environ).if_none_match
-        status, headers, body = responses.representation(
-            answer.representation, answer.view, if_none_match)
+            LOG.error('Unexpected error answering %s %s: %s',
+                      environ.get('REQUEST_METHOD'),
+                      request_log.loggable(environ.get('PATH_INFO', '')), exc)
+            LOG.debug('The unexpected error', exc_info=True)
+            return errors.answer(environ, start_response, 500,
+                                 errors.INTERNAL_ERROR)
+        if isinstance(answer, published.Answer):
+            if_none_match = None
+            if 'HTTP_IF_NONE_MATCH' in environ:
+                if_none_match = webob.Request(environ).if_none_match
+            status, headers, body = responses.representation(
+                answer.representation, answer.view, if_none_match)
+        else:
+            status, headers, body = responses.page_answer(answer)
         start_response(status, headers)
-        return [b'' if method == 'HEAD' else body]
+        return [b'' if environ.get('REQUEST_METHOD') == 'HEAD' else body]
 
-    @staticmethod
-    def _query(route, environ):
-        """The route's arguments from the query string; BadQuery if bad."""
-        query = environ.get('QUERY_STRING')
-        parser = _PARSERS.get(route.query)
-        if parser is not None:
-            kind, none = parser
-            return {'query': kind.from_params(webob.Request(environ).GET)
-                    if query else none}
-        if route.query == routes.NONE and query:
-            filters.refuse_any(webob.Request(environ).GET)
-        return {}
 
-    def _page(self, route, params, caller, environ, start_response):
-        environ[ROUTE_KEY] = (route, params)
-        environ[access.ENVIRON_KEY] = caller
-        # Every route has one representation: Pecan would answer 404 or
-        # 406 to the Accept headers clients send by habit. No page takes
-        # query parameters, and Pecan would bind them to its arguments.
-        environ.pop('HTTP_ACCEPT', None)
-        environ['QUERY_STRING'] = ''
-        return self._pages(environ, start_response)
-
-    @staticmethod
-    def _error(environ, start_response, path, code, message, headers=()):
-        return responses.error(path, code, message, headers)(
-            environ, start_response)
+def _query(route, environ):
+    """The route's parsed filters from the query string; BadRequest."""
+    query = environ.get('QUERY_STRING')
+    parser = _PARSERS.get(route.query)
+    if parser is not None:
+        kind, none = parser
+        return (kind.from_params(webob.Request(environ).GET)
+                if query else none)
+    if route.query == routes.NONE and query:
+        filters.refuse_any(webob.Request(environ).GET)
+    return None

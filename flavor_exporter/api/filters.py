@@ -11,11 +11,11 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The filters of the v2 lists: parsing, validation and application.
+"""The filters of the v3 lists: parsing, validation and application.
 
-GET /v2/flavors/: ``?gpu=`` picks one of the lists the worker publishes;
+GET /v3/flavors/: ``?gpu=`` picks one of the lists the worker publishes;
 ``?name=`` and ``?availability_zone=`` are applied here to the decoded
-list. GET /v2/gpus/: ``?availability_zone=``, applied likewise. A filter the
+list. GET /v3/gpus/: ``?availability_zone=``, applied likewise. A filter the
 API does not know, a repeated one, or a bad value is refused (400) rather
 than ignored: a client that misspells a filter would otherwise get the
 whole cloud and believe it filtered.
@@ -25,11 +25,8 @@ import collections
 
 from oslo_utils import strutils
 
+from flavor_exporter.api import errors
 from flavor_exporter.publication import contract as pub
-
-
-class BadQuery(ValueError):
-    """A query string the API refuses; str() is the message for clients."""
 
 
 _KNOWN = ('gpu', 'availability_zone', 'name')
@@ -42,29 +39,32 @@ def _single(params, name):
     if not values:
         return None
     if len(values) > 1:
-        raise BadQuery('Query parameter "%s" was given %d times; give it '
-                       'once.' % (name, len(values)))
+        raise errors.BadRequest('Query parameter "%s" was given %d times; '
+                                'give it once.' % (name, len(values)))
     value = values[0]
     if not value.strip():
-        raise BadQuery('Query parameter "%s" must not be empty.' % name)
+        raise errors.BadRequest('Query parameter "%s" must not be empty.'
+                                % name)
     if len(value) > _MAX_LENGTH:
-        raise BadQuery('Query parameter "%s" is longer than %d '
-                       'characters.' % (name, _MAX_LENGTH))
+        raise errors.BadRequest('Query parameter "%s" is longer than %d '
+                                'characters.' % (name, _MAX_LENGTH))
     return value
 
 
 def refuse_any(params):
-    """Raise BadQuery if there is any query parameter."""
+    """Raise errors.BadRequest if there is any query parameter."""
     if params:
-        raise BadQuery('Unknown query parameter(s): %s. This route takes '
-                       'none.' % ', '.join(sorted(set(params.keys()))))
+        raise errors.BadRequest(
+            'Unknown query parameter(s): %s. This route takes none.'
+            % ', '.join(sorted(set(params.keys()))))
 
 
 def _refuse_unknown(params, known):
     unknown = sorted(set(params.keys()) - set(known))
     if unknown:
-        raise BadQuery('Unknown query parameter(s): %s. Known: %s.' % (
-            ', '.join(unknown), ', '.join(known)))
+        raise errors.BadRequest(
+            'Unknown query parameter(s): %s. Known: %s.' % (
+                ', '.join(unknown), ', '.join(known)))
 
 
 class ListQuery(collections.namedtuple(
@@ -73,22 +73,23 @@ class ListQuery(collections.namedtuple(
 
     @classmethod
     def from_params(cls, params):
-        """Parse a WebOb MultiDict of query parameters; BadQuery if bad."""
+        """Parse a WebOb MultiDict of query parameters; BadRequest if bad."""
         _refuse_unknown(params, _KNOWN)
         gpu = _single(params, 'gpu')
         if gpu is not None:
             try:
                 gpu = strutils.bool_from_string(gpu, strict=True)
             except ValueError:
-                raise BadQuery('Query parameter "gpu" must be true or '
-                               'false, not "%s".' % gpu) from None
+                raise errors.BadRequest(
+                    'Query parameter "gpu" must be true or false, not "%s".'
+                    % gpu) from None
         zone = _single(params, 'availability_zone')
         name = _single(params, 'name')
         return cls(gpu, zone, name.casefold() if name else None)
 
     def document(self):
         """The name of the published list this query starts from."""
-        return pub.v2_list(self.gpu)
+        return pub.v3_list(self.gpu)
 
     @property
     def rewrites(self):
@@ -105,7 +106,7 @@ class GpuQuery(collections.namedtuple('GpuQuery', 'availability_zone')):
 
     @classmethod
     def from_params(cls, params):
-        """Parse a WebOb MultiDict of query parameters; BadQuery if bad."""
+        """Parse a WebOb MultiDict of query parameters; BadRequest if bad."""
         _refuse_unknown(params, _GPU_KNOWN)
         return cls(_single(params, 'availability_zone'))
 
@@ -115,7 +116,7 @@ NO_GPU_FILTERS = GpuQuery(None)
 
 
 def known_zones(document):
-    """The availability zones any flavor of a v2 list has hosts in."""
+    """The availability zones any flavor of a v3 list has hosts in."""
     zones = set()
     for flavor in document.get(pub.FLAVORS, ()):
         zones.update(flavor.get(pub.ZONES) or ())
@@ -123,7 +124,7 @@ def known_zones(document):
 
 
 def apply(query, document, zones):
-    """A new v2 list document: document filtered by query.
+    """A new v3 list document: document filtered by query.
 
     zones is the set of valid availability zone names (from the unfiltered
     list, so that ?gpu=true&availability_zone=A accepts a zone A that only
@@ -133,8 +134,9 @@ def apply(query, document, zones):
     """
     zone = query.availability_zone
     if zone is not None and zone not in zones:
-        raise BadQuery('Unknown availability zone "%s". Known: %s.' % (
-            zone, ', '.join(sorted(zones)) or 'none'))
+        raise errors.BadRequest(
+            'Unknown availability zone "%s". Known: %s.' % (
+                zone, ', '.join(sorted(zones)) or 'none'))
     flavors = document.get(pub.FLAVORS, [])
     if query.name is not None:
         flavors = [f for f in flavors
@@ -145,13 +147,13 @@ def apply(query, document, zones):
 
 
 def gpu_zones(document):
-    """The availability zones any type of a v2 GPU list has devices in."""
+    """The availability zones any type of a v3 GPU list has devices in."""
     return {zone for gpu in document.get(pub.GPUS, ())
             for zone in gpu.get(pub.ZONES) or ()}
 
 
 def apply_gpus(query, document, zones):
-    """A new v2 GPU list document: document filtered by query.
+    """A new v3 GPU list document: document filtered by query.
 
     zones: the valid zone names. Each type keeps its identity; its
     figures and availability_zones become those of the zone (0 where it
@@ -159,8 +161,9 @@ def apply_gpus(query, document, zones):
     """
     zone = query.availability_zone
     if zone not in zones:
-        raise BadQuery('Unknown availability zone "%s". Known: %s.' % (
-            zone, ', '.join(sorted(zones)) or 'none'))
+        raise errors.BadRequest(
+            'Unknown availability zone "%s". Known: %s.' % (
+                zone, ', '.join(sorted(zones)) or 'none'))
     gpus = []
     for gpu in document.get(pub.GPUS, []):
         numbers = (gpu.get(pub.ZONES) or {}).get(zone)

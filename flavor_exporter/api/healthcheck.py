@@ -39,8 +39,8 @@ from flavor_exporter.publication import contract as pub
 
 NAMESPACE = healthcheck.Healthcheck.NAMESPACE
 PLUGIN = 'flavor_exporter_data'
-# How the middleware hands the queries to the plugin it instantiates.
-QUERIES_KEY = 'flavor_exporter_queries'
+# How the middleware hands the published data to the plugin it instantiates.
+DATA_KEY = 'flavor_exporter_published'
 DEGRADED = 'DEGRADED: '
 
 
@@ -54,11 +54,11 @@ class DataFreshnessCheck(pluginbase.HealthcheckBaseExtension):
 
     def __init__(self, oslo_conf, conf):
         super().__init__(oslo_conf, conf)
-        self._queries = conf[QUERIES_KEY]
+        self._data = conf[DATA_KEY]
 
     def healthcheck(self, server_port):
-        results = [(name, cloud_health(self._queries.probe(name)))
-                   for name in self._queries.names()]
+        results = [(name, cloud_health(self._data.probe(name)))
+                   for name in self._data.names()]
         if len(results) == 1:
             return results[0][1]
         troubled = [(name, result) for name, result in results
@@ -103,18 +103,18 @@ def cloud_health(view):
             reason=DEGRADED + 'capacity data is partial, %d host(s) '
             'unreadable' % unreadable,
             details='data age %s; the hosts are excluded from every '
-            'flavor and named in unreadable_hosts of /v2/status and '
-            'the v2 documents' % age)
+            'flavor and named in unreadable_hosts of /v3/status and '
+            'the v3 documents' % age)
     return pluginbase.HealthcheckResult(
         available=True, reason='OK', details='data age %s' % age)
 
 
-def middleware(conf, queries):
+def middleware(conf, data):
     """The healthcheck WSGI app, configured by [healthcheck] in conf.
 
-    queries: the process's queries.Queries. conf must be the global CONF:
+    data: the process's published.Published. conf must be the global CONF:
     oslo.middleware reads its options from there when given a dict, and
-    the dict is the only way to hand the queries to the plugin.
+    the dict is the only way to hand the data to the plugin.
     """
     # stevedore only logs a plugin it cannot find; a healthcheck that
     # silently stopped checking the data would always say OK.
@@ -127,4 +127,4 @@ def middleware(conf, queries):
     backends = [PLUGIN] + [b for b in conf.healthcheck.backends
                            if b != PLUGIN]
     return healthcheck.Healthcheck(None, {'backends': backends,
-                                          QUERIES_KEY: queries})
+                                          DATA_KEY: data})

@@ -33,10 +33,10 @@ def check_policy_file(conf):
     oslo.policy falls back on the defaults in code without a word when
     [oslo_policy] policy_file does not exist, which is right for the
     default name and wrong for a file an operator named: its rules would
-    silently not apply. Only with [DEFAULT] auth_strategy = keystone:
+    silently not apply. Not with [DEFAULT] auth_strategy = noauth:
     without authentication no policy is enforced.
     """
-    if conf.auth_strategy != 'keystone':
+    if conf.auth_strategy == 'noauth':
         return
     opts.set_defaults(conf)
     location = conf.get_location('policy_file', 'oslo_policy')

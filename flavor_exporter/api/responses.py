@@ -11,38 +11,46 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""HTTP answers of the API: documents with their validators, and errors.
+"""Successful answers: published representations, and pages.
 
-Every answer is built here, so that headers and error shapes are the same
-on every route: JSON errors everywhere, the predecessor's
-``{"message": ...}`` under /gpus and ``{"error": {"code", "message"}}``
-elsewhere.
+A route's function (resources/) returns one of two things, which the
+dispatcher serves here so that every answer has the same headers:
+
+- a published.Answer: bytes published by the worker (or a variant), with
+  their validators (ETag, Last-Modified; 304 to a client that has them)
+  and whether they are stale;
+- a Page: an answer made per request (status, clouds, metrics, version
+  documents, the API description), without validators.
+
+Errors are errors.py's.
 """
 
+import collections
 import json
 
-import webob
+from flavor_exporter.api import errors
 
-from flavor_exporter.api import access
-from flavor_exporter.api import filters
-from flavor_exporter.api import projects
-from flavor_exporter.api import queries
-from flavor_exporter.publication import contract as pub
-
-JSON = 'application/json'
+JSON = errors.JSON
 # Whether the answer comes from data older than [api] stale_after, or from
-# this process's copy while the cache could not be read. v2 documents also
-# say it in their "stale" field; the legacy shape has no room for it.
+# this process's copy while the cache could not be read. v3 documents also
+# say it in their "stale" field; the seed's and the predecessor's shapes
+# have no room for it.
 STALE_HEADER = 'X-Flavor-Exporter-Stale'
-LEGACY_PREFIX = '/gpus'
 
 
-def is_legacy(path):
-    return path == LEGACY_PREFIX or path.startswith(LEGACY_PREFIX + '/')
+class Page(collections.namedtuple('Page', 'body content_type status headers')):
+    """An answer made per request: bytes, their type, status, headers."""
+
+
+def page(value, content_type=JSON, status=200, headers=()):
+    """A Page of bytes as they are, or of a JSON value to encode."""
+    if not isinstance(value, bytes):
+        value = json.dumps(value, indent=2).encode('utf-8')
+    return Page(value, content_type, status, list(headers))
 
 
 def representation(held, view, if_none_match=None):
-    """(status, headers, body) of a queries.Representation.
+    """(status, headers, body) of a published.Representation.
 
     if_none_match: the request's WebOb entity tag matcher, None when the
     request has no If-None-Match; a match is a 304 without the body.
@@ -58,58 +66,9 @@ def representation(held, view, if_none_match=None):
     return '200 OK', headers, held.body
 
 
-def body(value, content_type=JSON, status=200, headers=()):
-    """An answer that is not a published document (no validators).
-
-    value: bytes as they are, or a JSON value to encode.
-    """
-    if not isinstance(value, bytes):
-        value = json.dumps(value, indent=2).encode('utf-8')
-    return webob.Response(body=value, status=status,
-                          headerlist=[('Content-Type', content_type)] +
-                          list(headers))
-
-
-def error(path, code, message, headers=()):
-    """A JSON error in the shape of the route family of path."""
-    if is_legacy(path):
-        value = {'message': message}
-    else:
-        value = {'error': {'code': code, 'message': message}}
-    return webob.Response(body=pub.encode(value), status=code,
-                          headerlist=[('Content-Type', JSON)] +
-                          list(headers))
-
-
-def service_unavailable(message, retry_after):
-    """(503, message, headers): nothing to serve yet, retry later."""
-    return 503, message, [('Retry-After', str(retry_after))]
-
-
-def for_exception(exc, retry_after):
-    """(status code, message, headers) of what the queries raised.
-
-    None for an exception that is not the client's to hear about: the
-    caller logs it and answers 500.
-    """
-    if isinstance(exc, queries.NotFound):
-        return 404, str(exc), []
-    if isinstance(exc, filters.BadQuery):
-        return 400, str(exc), []
-    if isinstance(exc, access.Forbidden):
-        return 403, str(exc), []
-    if isinstance(exc, projects.NotReady):
-        return service_unavailable(str(exc), exc.retry_after)
-    if isinstance(exc, queries.NoData):
-        return service_unavailable(
-            'No capacity data has been published yet; the worker '
-            'publishes it after its first refresh. Retry in %d seconds.'
-            % retry_after, retry_after)
-    if isinstance(exc, queries.Unavailable):
-        return service_unavailable(
-            'The capacity data cannot be read (%s). Retry in %d seconds.'
-            % (exc, retry_after), retry_after)
-    return None
-
-
-INTERNAL_ERROR = 'Internal error; the API log has the details.'
+def page_answer(made):
+    """(status, headers, body) of a Page."""
+    headers = [('Content-Length', str(len(made.body))), *made.headers]
+    if made.content_type:
+        headers.insert(0, ('Content-Type', made.content_type))
+    return errors.status_line(made.status), headers, made.body

@@ -19,14 +19,12 @@ enforced from it, and tests prove that the OpenAPI document
 (openapi.json) and the policies' documented operations list exactly its
 routes.
 
-A route is answered one of three ways:
+Each route names the function that answers it (resources/), or, for
+/healthcheck, a WSGI application of its own (oslo.middleware's).
 
-- DOCUMENT: a published document (or a variant of one) that a method of
-  queries.Queries returns; dispatch.py serves it, with its validators;
-- PAGE: an answer made per request (status, clouds, metrics, the version
-  and API documents), by the Pecan controller method of that name
-  (controllers/root.py);
-- MOUNTED: a WSGI application of its own (oslo.middleware's healthcheck).
+Three roots: /v3, the service's own API; /v2/flavors/, the list of the
+OpenStackFlavorExporter this service replaces (its live client, the
+de.NBI SimpleVM portal, reads it); /gpus, the OpenstackGPUService's.
 
 A path matches with or without one trailing slash, except where the
 table lists both (/docs and /docs/ differ: relative links in the Swagger
@@ -35,27 +33,37 @@ page need the slash). Parameters match one non-empty path segment.
 
 import collections
 
+from flavor_exporter.api.resources import docs
+from flavor_exporter.api.resources import flavors
+from flavor_exporter.api.resources import gpus
+from flavor_exporter.api.resources import metrics
+from flavor_exporter.api.resources import projects
+from flavor_exporter.api.resources import root
+from flavor_exporter.api.resources import status
 from flavor_exporter.policies import capacity as policies
 
-DOCUMENT = 'document'
-PAGE = 'page'
-MOUNTED = 'mounted'
+#: The handler of the one mounted application, the healthcheck.
+HEALTHCHECK = 'healthcheck'
 
 # How a route takes a query string.
-FILTERS = 'filters'      # the v2 list filters (filters.ListQuery)
-GPU_FILTERS = 'gpu_filters'  # the v2 GPU list filter (filters.GpuQuery)
+FILTERS = 'filters'      # the v3 list filters (filters.ListQuery)
+GPU_FILTERS = 'gpu_filters'  # the v3 GPU list filter (filters.GpuQuery)
 NONE = 'none'            # refused: a misspelt filter must not go unseen
-IGNORED = 'ignored'      # the predecessor ignored them; portals add some
+IGNORED = 'ignored'      # the predecessors ignored them; portals add some
 
 
 class Route(collections.namedtuple(
-        'Route', 'path operation kind handler policy query public')):
-    """One route: path template, OpenAPI operationId, how it is answered.
+        'Route', 'path operation handler policy query public')):
+    """One route: path template, OpenAPI operationId, what answers it.
 
-    handler: the name of the Queries method (DOCUMENT), controller method
-    (PAGE) or mounted application (MOUNTED); policy: the rule a caller
-    must pass (None: any caller); public: served without authentication.
+    handler: the function of resources/ that answers it, or HEALTHCHECK;
+    policy: the rule a caller must pass (None: any caller); public:
+    served without authentication.
     """
+
+    @property
+    def mounted(self):
+        return self.handler == HEALTHCHECK
 
     @property
     def collection(self):
@@ -64,61 +72,70 @@ class Route(collections.namedtuple(
             self.path != '/docs/'
 
 
-def _route(path, operation, kind, handler, policy=None, query=NONE,
+def _route(path, operation, handler, policy=None, query=NONE,
            public=False):
-    return Route(path, operation, kind, handler, policy, query, public)
+    return Route(path, operation, handler, policy, query, public)
 
 
-_V2 = [
-    ('/v2/flavors/', 'listFlavors', DOCUMENT, 'flavors',
+_V3 = [
+    ('/v3/flavors/', 'listFlavors', flavors.list_flavors,
      policies.FLAVOR_LIST, FILTERS),
-    ('/v2/flavors/{flavor}', 'getFlavor', DOCUMENT, 'flavor',
+    ('/v3/flavors/{flavor}', 'getFlavor', flavors.show_flavor,
      policies.FLAVOR_GET),
-    ('/v2/gpus/', 'listGpus', DOCUMENT, 'gpus', policies.GPU_LIST,
+    ('/v3/gpus/', 'listGpus', gpus.list_gpus, policies.GPU_LIST,
      GPU_FILTERS),
-    ('/v2/gpus/{gpu_type}', 'getGpu', DOCUMENT, 'gpu', policies.GPU_GET),
-    ('/v2/status', 'getStatus', PAGE, 'status', policies.STATUS),
-    ('/v2/projects/{project_id}/flavors/', 'listProjectFlavors', DOCUMENT,
-     'project_flavors', policies.PROJECT_FLAVOR_LIST),
-    ('/v2/projects/{project_id}/flavors/{flavor}', 'getProjectFlavor',
-     DOCUMENT, 'project_flavor', policies.PROJECT_FLAVOR_GET),
+    ('/v3/gpus/{gpu_type}', 'getGpu', gpus.show_gpu, policies.GPU_GET),
+    ('/v3/status', 'getStatus', status.show_status, policies.STATUS),
+    ('/v3/projects/{project_id}/flavors/', 'listProjectFlavors',
+     projects.list_project_flavors, policies.PROJECT_FLAVOR_LIST),
+    ('/v3/projects/{project_id}/flavors/{flavor}', 'getProjectFlavor',
+     projects.show_project_flavor, policies.PROJECT_FLAVOR_GET),
 ]
 
 TABLE = [
-    _route('/', 'getVersion', PAGE, 'version', query=IGNORED, public=True),
-    _route('/gpus/flavors/', 'listLegacyFlavors', DOCUMENT,
-           'legacy_flavors', policies.FLAVOR_LIST, IGNORED),
-    _route('/gpus/flavors/{flavor_id}', 'getLegacyFlavor', DOCUMENT,
-           'legacy_flavor', policies.FLAVOR_GET, IGNORED),
+    _route('/', 'getVersion', root.show_versions, query=IGNORED,
+           public=True),
+    _route('/v3/', 'getVersionV3', root.show_v3, query=IGNORED,
+           public=True),
+    _route('/v2/', 'getVersionV2', root.show_v2, query=IGNORED,
+           public=True),
+    # The seed's clients send no query; what another adds is ignored, as
+    # the seed did.
+    _route('/v2/flavors/', 'listSeedFlavors', flavors.seed_list,
+           policies.FLAVOR_LIST, IGNORED),
+    _route('/gpus/flavors/', 'listLegacyFlavors', flavors.legacy_list,
+           policies.FLAVOR_LIST, IGNORED),
+    _route('/gpus/flavors/{flavor_id}', 'getLegacyFlavor',
+           flavors.legacy_one, policies.FLAVOR_GET, IGNORED),
     # The predecessor's first API; /gpus/flavors is matched first, so a
-    # type named "flavors" is only found under /v2/gpus/.
-    _route('/gpus/', 'listLegacyGpus', DOCUMENT, 'legacy_gpus',
-           policies.GPU_LIST, IGNORED),
-    _route('/gpus/{gpu_type}', 'getLegacyGpu', DOCUMENT, 'legacy_gpu',
+    # type named "flavors" is only found under /v3/gpus/.
+    _route('/gpus/', 'listLegacyGpus', gpus.legacy_list, policies.GPU_LIST,
+           IGNORED),
+    _route('/gpus/{gpu_type}', 'getLegacyGpu', gpus.legacy_one,
            policies.GPU_GET, IGNORED),
 ] + [
-    _route(path, operation, kind, handler, policy, *query)
-    for path, operation, kind, handler, policy, *query in _V2
+    _route(path, operation, handler, policy, *query)
+    for path, operation, handler, policy, *query in _V3
 ] + [
-    _route('/v2/clouds/', 'listClouds', PAGE, 'clouds',
+    _route('/v3/clouds/', 'listClouds', status.list_clouds,
            policies.FLAVOR_LIST),
 ] + [
-    # Each v2 route of the default cloud, for every cloud by name.
-    _route(path.replace('/v2/', '/v2/clouds/{cloud}/', 1),
-           operation + 'OfCloud', kind, handler, policy, *query)
-    for path, operation, kind, handler, policy, *query in _V2
+    # Each v3 route of the default cloud, for every cloud by name.
+    _route(path.replace('/v3/', '/v3/clouds/{cloud}/', 1),
+           operation + 'OfCloud', handler, policy, *query)
+    for path, operation, handler, policy, *query in _V3
 ] + [
-    _route('/metrics', 'getMetrics', PAGE, 'metrics', policies.METRICS,
+    _route('/metrics', 'getMetrics', metrics.show_metrics, policies.METRICS,
            IGNORED),
-    _route('/openapi.json', 'getOpenAPI', PAGE, 'openapi', query=IGNORED,
+    _route('/openapi.json', 'getOpenAPI', docs.show_openapi, query=IGNORED,
            public=True),
-    _route('/docs', None, PAGE, 'docs_redirect', query=IGNORED,
+    _route('/docs', None, docs.redirect_to_docs, query=IGNORED,
            public=True),
-    _route('/docs/', 'getDocs', PAGE, 'docs', query=IGNORED, public=True),
-    _route('/docs/{asset}', None, PAGE, 'docs', query=IGNORED,
+    _route('/docs/', 'getDocs', docs.show_docs, query=IGNORED, public=True),
+    _route('/docs/{asset}', None, docs.show_docs, query=IGNORED,
            public=True),
-    _route('/healthcheck', 'getHealth', MOUNTED, 'healthcheck',
-           query=IGNORED, public=True),
+    _route('/healthcheck', 'getHealth', HEALTHCHECK, query=IGNORED,
+           public=True),
 ]
 
 
@@ -154,11 +171,6 @@ class Router:
             if params is not None:
                 return route, params
         return None
-
-    def public(self, path):
-        """Whether path is served without authentication."""
-        found = self.match(path)
-        return found is not None and found[0].public
 
 
 def _bind(template, segments):

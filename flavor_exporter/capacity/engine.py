@@ -104,10 +104,9 @@ class FlavorCapacity:
     # not in total and available, which a project named in no aggregate
     # could start. Their per-host numbers are in per_host.
     reserved: list = dataclasses.field(default_factory=lambda: [0, 0])
-
-    @property
-    def gpu(self):
-        return self.request.gpu if self.request else None
+    # (type name, devices per instance) of a GPU flavor, the type named
+    # as the report's GPU types are (gpus.flavor_gpu); None otherwise.
+    gpu: tuple | None = None
 
     @property
     def hosts(self):
@@ -395,6 +394,7 @@ def reference_compute(snapshot, options):
     report.gpus = gpus.reference_figures(snapshot.hosts,
                                          list(distinct.values()), options,
                                          _exclusion, host_metadata)
+    _name_gpus(report)
     return report
 
 
@@ -538,4 +538,13 @@ def compute(snapshot, options, fits=None):
         fits.finish()
     report = _report(snapshot, flavors)
     report.gpus = gpus.figures(groups, distinct, options, _exclusion)
+    _name_gpus(report)
     return report
+
+
+def _name_gpus(report):
+    """Each flavor's GPUs, by the names of the report's GPU types."""
+    kinds = [gpu_type.kind for gpu_type in report.gpus]
+    for result in report.flavors:
+        if result.request is not None:
+            result.gpu = gpus.flavor_gpu(result.request, kinds)

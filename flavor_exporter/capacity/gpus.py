@@ -120,6 +120,40 @@ def _classes(request):
     return found
 
 
+def flavor_gpu(request, kinds):
+    """(type name, devices per instance) of request, or None.
+
+    The types are kinds (gpu_devices.Kind, the report's GPU types) whose
+    devices request asks for: a PCI alias is the type it names; a class
+    asked for is every kind of that class whose custom traits a numbered
+    group does not contradict (required ones it lacks, forbidden ones it
+    has); VGPU and PGPU stay a type of their own where the cloud has no
+    such devices. Several types are named together, joined by ','.
+    """
+    names = []
+    count = 0
+    for demand in request.pci:
+        names.append(demand.alias)
+        count += demand.count
+    for group in request.groups:
+        custom = {t for t in group.required_traits
+                  if t.startswith(gpu_devices.CUSTOM)}
+        for rc, amount in group.resources.items():
+            if amount <= 0:
+                continue
+            matching = [k.name for k in kinds if k.resource_class == rc
+                        and not group.forbidden_traits & set(k.traits)
+                        and not (group.suffix and custom - set(k.traits))]
+            if not matching and rc in gpu_devices.DEVICE_CLASSES:
+                matching = [rc]
+            if matching:
+                names += matching
+                count += amount
+    if not names:
+        return None
+    return ','.join(sorted(set(names))), count
+
+
 def _asked(request, host, frees, keys):
     """The (key, rc) of keys that request's units could take on host."""
     if not _classes(request) & {rc for _, rc in keys}:

@@ -24,7 +24,7 @@ from oslo_log import log
 from oslo_service import service
 
 from flavor_exporter._i18n import _
-from flavor_exporter.api import policy
+from flavor_exporter.api import auth
 from flavor_exporter.cmd import start
 from flavor_exporter.cmd import worker as cmd_worker
 from flavor_exporter.common import one_process
@@ -42,7 +42,7 @@ DESCRIPTION = _(
 
 def check(conf):
     """What the worker and the API each check before they start."""
-    policy.check_policy_file(conf)
+    auth.check(conf)
     return cmd_worker.check(conf)
 
 

@@ -37,7 +37,7 @@ from oslo_log import log
 from oslo_service import service
 
 from flavor_exporter._i18n import _
-from flavor_exporter.api import policy
+from flavor_exporter.api import auth
 from flavor_exporter.cmd import start
 from flavor_exporter.wsgi import server
 
@@ -46,7 +46,7 @@ LOG = log.getLogger(__name__)
 PROG = 'flavor-exporter-api'
 
 DESCRIPTION = _(
-    'Serve the flavor capacity REST API (/v2/flavors/, the legacy '
+    'Serve the flavor capacity REST API (/v3/flavors/, the legacy '
     '/gpus/flavors, /metrics, /healthcheck) in [api] workers processes, '
     'from what flavor-exporter-worker publishes to memcached.')
 
@@ -74,7 +74,7 @@ def serve(conf, sock, application=None):
 @start.command
 def main(argv):
     conf, _ = start.configure(PROG, argv, DESCRIPTION,
-                              policy.check_policy_file)
+                              auth.check)
     return serve(conf, start.listen(PROG, conf))
 
 

@@ -23,7 +23,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from flavor_exporter._i18n import _
-from flavor_exporter.api import projects as projects_api
+from flavor_exporter.api.resources import projects as projects_api
 from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
@@ -52,7 +52,7 @@ CLI_OPTS = [
                     'given. Not a clouds.yaml entry: that is the group\'s '
                     '"cloud" option.'),
     cfg.StrOpt('format', default='table', choices=['table', 'json'],
-               help='table for people; json prints the /v2/flavors/ '
+               help='table for people; json prints the /v3/flavors/ '
                     'document.'),
     cfg.BoolOpt('gpu', default=False, help='GPU flavors only.'),
     cfg.BoolOpt('gpus', default=False,
@@ -60,7 +60,7 @@ CLI_OPTS = [
                      'exist, are used, are free and are stranded (free on '
                      'hosts where no flavor that could take them can '
                      'start now, and what blocks them), per availability '
-                     'zone; json prints the /v2/gpus/ document.'),
+                     'zone; json prints the /v3/gpus/ document.'),
     # "project" is oslo.config's own name: the option is project_id,
     # given as --project (or --project-id).
     cfg.StrOpt('project_id', metavar='PROJECT_ID',
@@ -69,7 +69,7 @@ CLI_OPTS = [
                     'per flavor it may use, the capacity on the hosts it '
                     'may use, its quota headroom (read now, as Nova counts '
                     'it) and startable, the smaller; json prints the '
-                    '/v2/projects/PROJECT_ID/flavors/ document.'),
+                    '/v3/projects/PROJECT_ID/flavors/ document.'),
     cfg.BoolOpt('progress', default=None,
                 help='Show on stderr how far reading the cloud has got. '
                      'By default only when stderr is a terminal; never on '
@@ -157,7 +157,7 @@ def format_project_table(flavors):
 
 
 def format_gpu_table(gpus):
-    """The GPU types of a /v2/gpus/ document as a fixed-width table.
+    """The GPU types of a /v3/gpus/ document as a fixed-width table.
 
     A zone cell is free/total there, "-" where the type has no device;
     stranded_by says what blocks the stranded devices, most first.

@@ -100,7 +100,7 @@ def configured(conf):
 
 
 def default(conf):
-    """The cloud the legacy and the unprefixed v2 routes serve."""
+    """The cloud the legacy and the unprefixed v3 routes serve."""
     found = configured(conf)
     wanted = conf.default_cloud or found[0].name
     return next(cloud for cloud in found if cloud.name == wanted)

@@ -69,9 +69,17 @@ opts = [
                     '[api] compute_on_miss is set; then it is answered '
                     '503. A cold refresh of a large cloud takes a minute '
                     'or more.'),
-    cfg.IntOpt('retry_after', default=30, min=1,
+    cfg.IntOpt('retry_after', default=5, min=1,
                help='Seconds put in the Retry-After header of a 503 '
-                    'answered while the cache is cold.'),
+                    'answered while the cache is cold or cannot be read. '
+                    'Clients that honour it (the de.NBI portal retries '
+                    'three times) wait this long each time, so keep it '
+                    'short: a retry costs the API one cache read.'),
+    cfg.BoolOpt('log_requests', default=True,
+                help='Log one INFO line per request (address, method, '
+                     'URI, status, bytes, seconds, with the request id), '
+                     'as Placement does. False: only answers of 400 and '
+                     'more.'),
     cfg.IntOpt('stale_after', min=1,
                help='Data older than this many seconds is marked '
                     '"stale": true. Default: twice [worker] '

@@ -87,7 +87,7 @@ opts = [
                help='A host whose resources the source could not read (an '
                     'error or an unusable answer for one of its resource '
                     'providers) is excluded from every flavor and named in '
-                    'the documents, /v2/status and /metrics. When more '
+                    'the documents, /v3/status and /metrics. When more '
                     'than this percentage of the hosts is unreadable, the '
                     'refresh fails instead: the last good data stays '
                     'published and becomes stale after [api] stale_after. '

@@ -53,7 +53,7 @@ opts = [
     cfg.ListOpt('clouds', default=[],
                 help='Clouds or regions this deployment serves, each read '
                      'and published on its own and served under '
-                     '/v2/clouds/NAME/. The connection options of cloud '
+                     '/v3/clouds/NAME/. The connection options of cloud '
                      'NAME are those of [openstack], in a group '
                      '[cloud:NAME]; with no auth_type there, the '
                      'clouds.yaml entry named by its "cloud" option, NAME '
@@ -68,8 +68,8 @@ opts = [
                      'A [cloud:NAME] group takes every option of '
                      '[openstack].'),
     cfg.StrOpt('default_cloud',
-               help='The cloud that /gpus/flavors, /v2/flavors and '
-                    '/v2/status serve. Empty: the first of [DEFAULT] '
+               help='The cloud that /gpus/flavors, /v3/flavors and '
+                    '/v3/status serve. Empty: the first of [DEFAULT] '
                     'clouds.'),
 ]
 

@@ -20,9 +20,24 @@ opts = [
                          'the port can read the capacity data.'),
                         ('keystone', 'Validate tokens with '
                          'keystonemiddleware; configure it in the '
-                         '[keystone_authtoken] section.')],
-               help='How API requests are authenticated. "/" and '
-                    '"/healthcheck" stay public either way.'),
+                         '[keystone_authtoken] section. With '
+                         'http_basic_auth_user_file set, HTTP Basic '
+                         'credentials of that file are accepted too.'),
+                        ('http_basic', 'HTTP Basic authentication against '
+                         'http_basic_auth_user_file, as Ironic\'s '
+                         'strategy of that name.')],
+               help='How API requests are authenticated. The version '
+                    'documents, /healthcheck and the API description '
+                    'stay public either way; what an authenticated '
+                    'caller may read is set by policy.'),
+    cfg.StrOpt('http_basic_auth_user_file',
+               help='An Apache htpasswd file of the users HTTP Basic '
+                    'authentication accepts, bcrypt entries only '
+                    '(htpasswd -B). Needed by auth_strategy = http_basic; '
+                    'with keystone, when set, a request with HTTP Basic '
+                    'credentials and no token is checked against it (for '
+                    'Prometheus and portals that have no Keystone '
+                    'token). Read again when it changes.'),
 ]
 
 

@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""[projects]: the per-project documents (/v2/projects/{project_id}/).
+"""[projects]: the per-project documents (/v3/projects/{project_id}/).
 
 A project's numbers are computed only when someone asks for them: the
 API asks the leading worker through the cache, the worker reads that

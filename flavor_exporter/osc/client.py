@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The capacity REST API (/v2/) over a keystoneauth session."""
+"""The capacity REST API (/v3/) over a keystoneauth session."""
 
 import urllib.parse
 
@@ -39,22 +39,22 @@ class CapacityClient:
         return self._adapter.get(path, params=params).json()
 
     def list_clouds(self):
-        """The /v2/clouds/ document: the clouds the service serves."""
-        return self._get('/v2/clouds/')
+        """The /v3/clouds/ document: the clouds the service serves."""
+        return self._get('/v3/clouds/')
 
     @staticmethod
     def _base(cloud):
-        """Where a cloud's routes start: /v2/clouds/NAME, or /v2.
+        """Where a cloud's routes start: /v3/clouds/NAME, or /v3.
 
         Without a cloud, the unprefixed routes: the service's default
         cloud, and the only routes of a service older than clouds.
         """
         if cloud is None:
-            return '/v2'
-        return '/v2/clouds/%s' % urllib.parse.quote(cloud, safe='')
+            return '/v3'
+        return '/v3/clouds/%s' % urllib.parse.quote(cloud, safe='')
 
     def list_flavors(self, gpu=None, availability_zone=None, cloud=None):
-        """The /v2/flavors/ document; zone figures only with a zone."""
+        """The /v3/flavors/ document; zone figures only with a zone."""
         params = {}
         if gpu is not None:
             params['gpu'] = 'true' if gpu else 'false'
@@ -63,11 +63,11 @@ class CapacityClient:
         return self._get(self._base(cloud) + '/flavors/', params)
 
     def list_project_flavors(self, project_id, cloud=None):
-        """/v2/projects/ID/flavors/: what one project can start."""
+        """/v3/projects/ID/flavors/: what one project can start."""
         return self._get('%s/projects/%s/flavors/' % (
             self._base(cloud), urllib.parse.quote(project_id, safe='')))
 
     def get_flavor(self, flavor, cloud=None):
-        """The /v2/flavors/{id or name} document."""
+        """The /v3/flavors/{id or name} document."""
         return self._get('%s/flavors/%s' % (
             self._base(cloud), urllib.parse.quote(flavor, safe='')))

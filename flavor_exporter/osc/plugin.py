@@ -14,7 +14,7 @@
 """python-openstackclient's plugin interface for the capacity service.
 
 openstackclient finds this module through the ``openstack.cli.extension``
-entry point and its commands through ``openstack.capacity.v2``. Where the
+entry point and its commands through ``openstack.capacity.v3``. Where the
 API is, in the order osc-lib's ClientManager decides it, as for every
 plugin that asks it (python-ironicclient's, for one):
 
@@ -31,9 +31,9 @@ from osc_lib import utils
 
 API_NAME = 'capacity'
 API_VERSION_OPTION = 'os_capacity_api_version'
-# The version of the REST API the commands use (/v2/).
-DEFAULT_API_VERSION = '2'
-API_VERSIONS = {'2': 'flavor_exporter.osc.client.CapacityClient'}
+# The version of the REST API the commands use (/v3/).
+DEFAULT_API_VERSION = '3'
+API_VERSIONS = {'3': 'flavor_exporter.osc.client.CapacityClient'}
 SERVICE_TYPE = 'capacity'
 
 

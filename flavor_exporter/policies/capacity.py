@@ -44,27 +44,29 @@ rules = [
         name=FLAVOR_LIST,
         check_str=base.ANY_AUTHENTICATED,
         description='List the capacity of the flavors the caller may see.',
-        operations=[{'method': 'GET', 'path': '/v2/flavors'},
+        operations=[{'method': 'GET', 'path': '/v3/flavors'},
+                    {'method': 'GET', 'path': '/v2/flavors'},
                     {'method': 'GET', 'path': '/gpus/flavors'},
-                    {'method': 'GET', 'path': '/v2/clouds'},
-                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/flavors'}],
+                    {'method': 'GET', 'path': '/v3/clouds'},
+                    {'method': 'GET', 'path': '/v3/clouds/{cloud}/flavors'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=FLAVOR_GET,
         check_str=base.ANY_AUTHENTICATED,
         description='Show the capacity of one flavor the caller may see.',
-        operations=[{'method': 'GET', 'path': '/v2/flavors/{flavor}'},
+        operations=[{'method': 'GET', 'path': '/v3/flavors/{flavor}'},
                     {'method': 'GET', 'path': '/gpus/flavors/{flavor_id}'},
                     {'method': 'GET',
-                     'path': '/v2/clouds/{cloud}/flavors/{flavor}'}],
+                     'path': '/v3/clouds/{cloud}/flavors/{flavor}'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=ALL_FLAVORS,
         check_str=base.ADMIN_OR_SYSTEM_READER,
         description='See every private flavor, not only those shared with '
                     'the caller\'s project.',
-        operations=[{'method': 'GET', 'path': '/v2/flavors'},
-                    {'method': 'GET', 'path': '/v2/flavors/{flavor}'},
+        operations=[{'method': 'GET', 'path': '/v3/flavors'},
+                    {'method': 'GET', 'path': '/v3/flavors/{flavor}'},
+                    {'method': 'GET', 'path': '/v2/flavors'},
                     {'method': 'GET', 'path': '/gpus/flavors'},
                     {'method': 'GET', 'path': '/gpus/flavors/{flavor_id}'}],
         scope_types=_SCOPES),
@@ -73,37 +75,41 @@ rules = [
         check_str=base.ADMIN_OR_SYSTEM_READER,
         description='See per-host breakdowns: of a flavor, with the hosts '
                     'excluded from it, and of a GPU type (compute node '
-                    'names and how full they are). One rule for both: '
-                    'where a GPU flavor fits tells where its GPUs are '
-                    'free.',
-        operations=[{'method': 'GET', 'path': '/v2/flavors/{flavor}'},
-                    {'method': 'GET', 'path': '/v2/gpus/{gpu_type}'}],
+                    'names and how full they are); and which hosts could '
+                    'not be read, and why (others see how many). One rule '
+                    'for all: where a GPU flavor fits tells where its GPUs '
+                    'are free.',
+        operations=[{'method': 'GET', 'path': '/v3/flavors'},
+                    {'method': 'GET', 'path': '/v3/flavors/{flavor}'},
+                    {'method': 'GET', 'path': '/v3/gpus'},
+                    {'method': 'GET', 'path': '/v3/gpus/{gpu_type}'},
+                    {'method': 'GET', 'path': '/v3/status'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=GPU_LIST,
         check_str=base.ANY_AUTHENTICATED,
         description='List GPU devices by type: how many exist, are used, '
                     'are free and are stranded, per availability zone.',
-        operations=[{'method': 'GET', 'path': '/v2/gpus'},
+        operations=[{'method': 'GET', 'path': '/v3/gpus'},
                     {'method': 'GET', 'path': '/gpus'},
-                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/gpus'}],
+                    {'method': 'GET', 'path': '/v3/clouds/{cloud}/gpus'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=GPU_GET,
         check_str=base.ANY_AUTHENTICATED,
         description='Show the GPU devices of one type.',
-        operations=[{'method': 'GET', 'path': '/v2/gpus/{gpu_type}'},
+        operations=[{'method': 'GET', 'path': '/v3/gpus/{gpu_type}'},
                     {'method': 'GET', 'path': '/gpus/{gpu_type}'},
                     {'method': 'GET',
-                     'path': '/v2/clouds/{cloud}/gpus/{gpu_type}'}],
+                     'path': '/v3/clouds/{cloud}/gpus/{gpu_type}'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=STATUS,
         check_str=base.ADMIN_OR_SYSTEM_READER,
         description='Show how the worker last read the cloud: errors, '
                     'problems, API calls.',
-        operations=[{'method': 'GET', 'path': '/v2/status'},
-                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/status'}],
+        operations=[{'method': 'GET', 'path': '/v3/status'},
+                    {'method': 'GET', 'path': '/v3/clouds/{cloud}/status'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=PROJECT_FLAVOR_LIST,
@@ -114,8 +120,8 @@ rules = [
                     'headroom and the smaller of the two. Its own readers '
                     'and members, administrators and system readers.',
         operations=[{'method': 'GET',
-                     'path': '/v2/projects/{project_id}/flavors'},
-                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/'
+                     'path': '/v3/projects/{project_id}/flavors'},
+                    {'method': 'GET', 'path': '/v3/clouds/{cloud}/'
                      'projects/{project_id}/flavors'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
@@ -124,8 +130,8 @@ rules = [
                                 base.PROJECT_READER),
         description='Show what one project can start of one flavor.',
         operations=[{'method': 'GET',
-                     'path': '/v2/projects/{project_id}/flavors/{flavor}'},
-                    {'method': 'GET', 'path': '/v2/clouds/{cloud}/'
+                     'path': '/v3/projects/{project_id}/flavors/{flavor}'},
+                    {'method': 'GET', 'path': '/v3/clouds/{cloud}/'
                      'projects/{project_id}/flavors/{flavor}'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(

@@ -47,21 +47,28 @@ import urllib.parse
 
 # Document names, each published once per generation.
 
+#: Every flavor in the shape of the OpenStackFlavorExporter's list, served
+#: by ``/v2/flavors/``: a bare list of SEED_FIELDS per flavor.
+SEED_LIST = 'v2/flavors'
 #: GPU flavors in the predecessor's shape: ``{"flavors": [...],
 #: "timestamp"}``, served by ``/gpus/flavors``.
 LEGACY_LIST = 'legacy/flavors'
 #: Every flavor, ``{"timestamp", "source", "stale", "flavors": [...]}``.
-V2_LIST = 'v2/flavors'
-#: ``{flavor name: flavor id}`` of every flavor of V2_LIST.
-V2_NAMES = 'v2/names'
+V3_LIST = 'v3/flavors'
+#: ``{flavor name: flavor id}`` of every flavor of V3_LIST.
+V3_NAMES = 'v3/names'
 #: ``{flavor id: [project id, ...] or null}`` of the private flavors: the
 #: projects each is shared with (null: unknown). Never served as it is:
 #: the API shows a project's members only the flavors they may use.
 ACCESS = 'access'
+#: ``{host: why}`` of the hosts whose resources could not be read. Never
+#: served as it is: only callers who may see hosts get the names
+#: (UNREADABLE_HOSTS), the others UNREADABLE_COUNT and PARTIAL.
+UNREADABLE = 'unreadable'
 #: The per-flavor gauges, Prometheus text format 0.0.4 (not JSON).
 METRICS = 'metrics'
 #: GPU devices by type, ``{"timestamp", "source", "stale", "gpus": [...]}``.
-V2_GPUS = 'v2/gpus'
+V3_GPUS = 'v3/gpus'
 #: The predecessor's first ``/gpus``: a bare list of ``{"type",
 #: "used_slots", "free_slots", "total_slots"}``, no timestamp.
 LEGACY_GPUS = 'legacy/gpus'
@@ -72,19 +79,19 @@ def legacy_flavor(flavor_id):
     return 'legacy/flavor/%s' % flavor_id
 
 
-def v2_list(gpu=None):
-    """V2_LIST, or the part of it whose flavors are (not) GPU flavors."""
+def v3_list(gpu=None):
+    """V3_LIST, or the part of it whose flavors are (not) GPU flavors."""
     if gpu is None:
-        return V2_LIST
-    return '%s?gpu=%s' % (V2_LIST, 'true' if gpu else 'false')
+        return V3_LIST
+    return '%s?gpu=%s' % (V3_LIST, 'true' if gpu else 'false')
 
 
-def v2_flavor(flavor_id):
-    """One flavor of V2_LIST with its request groups, as anyone sees it."""
-    return 'v2/flavor/%s' % flavor_id
+def v3_flavor(flavor_id):
+    """One flavor of V3_LIST with its request groups, as anyone sees it."""
+    return 'v3/flavor/%s' % flavor_id
 
 
-def v2_flavor_hosts(flavor_id):
+def v3_flavor_hosts(flavor_id):
     """What only administrators see of a flavor (see with_hosts()).
 
     The hosts excluded from it (EXCLUDED), and its per-host numbers as
@@ -92,7 +99,7 @@ def v2_flavor_hosts(flavor_id):
     hosts a flavor's rows written out would be about ten times larger,
     and most change with every refresh of a busy cloud.
     """
-    return 'v2/flavor/%s/hosts' % flavor_id
+    return 'v3/flavor/%s/hosts' % flavor_id
 
 
 def _type_part(gpu_type):
@@ -101,14 +108,14 @@ def _type_part(gpu_type):
     return urllib.parse.quote(gpu_type, safe='')
 
 
-def v2_gpu(gpu_type):
-    """One type of V2_GPUS, ``{head..., "gpu": {...}}``, as anyone sees it."""
-    return 'v2/gpu/%s' % _type_part(gpu_type)
+def v3_gpu(gpu_type):
+    """One type of V3_GPUS, ``{head..., "gpu": {...}}``, as anyone sees it."""
+    return 'v3/gpu/%s' % _type_part(gpu_type)
 
 
-def v2_gpu_hosts(gpu_type):
+def v3_gpu_hosts(gpu_type):
     """The per-host rows of a GPU type, as columns (see with_gpu_hosts())."""
-    return 'v2/gpu/%s/hosts' % _type_part(gpu_type)
+    return 'v3/gpu/%s/hosts' % _type_part(gpu_type)
 
 
 def legacy_gpu(gpu_type):
@@ -133,6 +140,18 @@ HOSTS_PAGE_PREFIX = 'hosts/'
 HOSTS_PER_PAGE = 2048
 
 
+# The items of SEED_LIST: what the seed's client (the de.NBI SimpleVM
+# portal backend) reads, with the type it casts each to. A missing field
+# becomes 0 or "" there, a null in an int field drops the flavor, so every
+# field is always there and never null.
+SEED_FIELDS = (('id', str), ('name', str), ('available', int),
+               ('total', int), ('cores', int), ('mem', int), ('type', str),
+               ('root_disk', int), ('ephemeral_disk', int))
+#: Only in the items of GPU flavors (TYPE SEED_GPU).
+SEED_GPU_FIELDS = (('gpu_type', str), ('gpu_count', int))
+SEED_GPU = 'gpu'
+SEED_CPU = 'cpu'
+
 # Fields the API reads inside documents.
 
 FLAVORS = 'flavors'            # the list of a list document
@@ -152,9 +171,12 @@ HOSTS = 'hosts'                # a flavor's per-host rows, as served
 EXCLUDED = 'excluded_hosts'    # {why: how many hosts}
 #: {host: why} of the hosts whose resources could not be read: excluded
 #: from every flavor (EXCLUDED says how many under UNREADABLE_REASON), so
-#: the numbers are partial while it is not empty. In the head of the v2
-#: documents, in the status entry (at most UNREADABLE_PUBLISHED hosts).
+#: the numbers are partial while it is not empty. Added to the head of
+#: the v3 documents for callers who may see hosts (the UNREADABLE
+#: document); in the status entry (at most UNREADABLE_PUBLISHED hosts).
 UNREADABLE_HOSTS = 'unreadable_hosts'
+#: In the head of every v3 document: whether hosts were unreadable.
+PARTIAL = 'partial'
 
 GPUS = 'gpus'                  # the list of a GPU list document
 GPU = 'gpu'                    # the type of a one-type document
@@ -166,7 +188,7 @@ STRANDED = 'stranded'
 STRANDED_BY = 'stranded_by'    # {why: devices}
 BLOCKED_BY = 'blocked_by'      # per host: why its free devices are stranded
 
-# Columns of v2_flavor_hosts() (besides EXCLUDED), v2_gpu_hosts() and
+# Columns of v3_flavor_hosts() (besides EXCLUDED), v3_gpu_hosts() and
 # hosts_page() documents.
 POSITION = 'position'          # index of the host in the host index
 HOST = 'host'
@@ -181,7 +203,7 @@ LABELS = 'labels'
 # flavor's name or in any other rendered string, so a stamp is never
 # mistaken for data.
 
-#: ISO 8601 UTC, in the v2 documents.
+#: ISO 8601 UTC, in the v3 documents.
 COLLECTED_AT = '\x00collected-at\x00'
 #: "YYYY-MM-DD HH:MM:SS" local time, in the predecessor's documents.
 LEGACY_COLLECTED_AT = '\x00legacy-collected-at\x00'
@@ -192,7 +214,7 @@ LEGACY_COLLECTED_AT = '\x00legacy-collected-at\x00'
 #: only the version it knows: documents of another release's worker may
 #: lack what it reads, or hold it elsewhere.
 FORMAT = 'format'
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 GENERATION = 'generation'      # unique id of the generation
 SEQUENCE = 'sequence'          # grows by one with each generation
 #: When the pointer was written (seconds since the epoch): API processes
@@ -203,7 +225,8 @@ TIMESTAMP = 'timestamp'        # ISO 8601 UTC, when the cloud was read
 SOURCE = 'source'
 FLAVOR_COUNT = 'flavor_count'
 API_CALLS = 'api_calls'
-#: How many hosts of the generation were unreadable (also a status field).
+#: How many hosts of the generation were unreadable (also a status field,
+#: and in the head of every v3 document).
 UNREADABLE_COUNT = 'unreadable_host_count'
 
 # The manifest: {DOCUMENTS: {document name: Entry as a list}}.
@@ -213,7 +236,7 @@ DOCUMENTS = 'documents'
 PART_BYTES = 512 * 1024
 
 # The status entry: the worker's last refresh attempt, good or bad. The API
-# serves it whole at /v2/status and reads these fields for /metrics.
+# serves it whole at /v3/status and reads these fields for /metrics.
 
 LAST_ATTEMPT_AT = 'last_attempt_at'
 LAST_SUCCESS_AT = 'last_success_at'
@@ -240,7 +263,7 @@ STATUS_NAME = 'status'
 #: ``{GENERATION: the generation with parts missing, or null}``.
 REFRESH_REQUEST_NAME = 'refresh-request'
 
-# Per-project documents (/v2/projects/{project_id}/flavors/): not part of
+# Per-project documents (/v3/projects/{project_id}/flavors/): not part of
 # a generation. The leading worker computes one when an API process asks
 # (PROJECT_REQUESTS_NAME), from its last refresh and the project's quota,
 # and writes its parts and then its PROJECT entry, which expire after
@@ -309,7 +332,7 @@ def stamped(body, first_seen):
         datetime.datetime.fromtimestamp(first_seen, datetime.timezone.utc)))
 
 
-# What the head of every v2 document starts with (see render.py), and
+# What the head of every v3 document starts with (see render.py), and
 # what it says of data older than [api] stale_after. A quote cannot
 # follow "stale" unescaped inside a JSON string, so the first occurrence
 # is the head's.
@@ -318,7 +341,7 @@ _STALE = b'"%s":true' % STALE.encode()
 
 
 def marked_stale(body):
-    """The encoded v2 document body saying ``"stale": true``."""
+    """The encoded v3 document body saying ``"stale": true``."""
     return body.replace(_FRESH, _STALE, 1)
 
 
@@ -380,9 +403,9 @@ def key(prefix, name):
 
 
 def with_hosts(document, hosts_document, index_page):
-    """The v2_flavor() document value as administrators see it.
+    """The v3_flavor() document value as administrators see it.
 
-    hosts_document: the decoded v2_flavor_hosts() document; index_page(n)
+    hosts_document: the decoded v3_flavor_hosts() document; index_page(n)
     the decoded hosts_page(n) document. The flavor gains its per-host
     rows (HOSTS) and the hosts excluded from it (EXCLUDED), in that order.
     """
@@ -408,9 +431,9 @@ def _host_rows(numbers, index_page):
 
 
 def with_gpu_hosts(document, hosts_document, index_page):
-    """The v2_gpu() document value as administrators see it.
+    """The v3_gpu() document value as administrators see it.
 
-    hosts_document: the decoded v2_gpu_hosts() document, columns
+    hosts_document: the decoded v3_gpu_hosts() document, columns
     POSITION, TOTAL, USED, FREE, STRANDED and BLOCKED_BY (codes into
     LABELS, -1 for none); index_page as for with_hosts(). The type gains
     its per-host rows (HOSTS).

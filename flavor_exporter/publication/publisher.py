@@ -53,6 +53,7 @@ from oslo_log import log
 from flavor_exporter.common import clouds
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import mailboxes
 from flavor_exporter.publication import reader as reader_mod
 
 LOG = log.getLogger(__name__)
@@ -100,6 +101,11 @@ class Publisher:
         self._backend = backend
         #: What was published, read as the API reads it.
         self.reader = reader_mod.Reader(backend, prefix)
+        #: What API processes ask the worker of this cloud.
+        self.refresh_requests = mailboxes.RefreshRequests(
+            backend, self.reader.key)
+        self.project_requests = mailboxes.ProjectRequests(
+            backend, self.reader.key)
         self._ttl = ttl
         self._clock = clock
         # The publisher's view: the last two generations, newest last.
@@ -337,40 +343,13 @@ class Publisher:
                 for name in unused:
                     self._written.pop(name, None)
 
-    # The worker's status entry, and refresh requests of API processes
+    # The worker's status entry
 
     def write_status(self, status):
         self._backend.set_many(
             {self.reader.key(pub.STATUS_NAME): pub.encode(status)}, self._ttl)
 
-    def refresh_request(self):
-        """What an API process asked for since the last answer, or None.
-
-        {contract.GENERATION: the generation it found parts of missing,
-        or None when it found no data}.
-        """
-        return pub.decode(self._backend.get(
-            self.reader.key(pub.REFRESH_REQUEST_NAME)))
-
-    def clear_refresh_request(self):
-        self._backend.delete(self.reader.key(pub.REFRESH_REQUEST_NAME))
-
     # Per-project documents
-
-    def project_requests(self):
-        """{project id: when asked} of the projects API processes wait for."""
-        return pub.decode(self._backend.get(
-            self.reader.key(pub.PROJECT_REQUESTS_NAME))) or {}
-
-    def clear_project_requests(self, answered, ttl):
-        """Forget the requests of the projects answered (ids)."""
-        key = self.reader.key(pub.PROJECT_REQUESTS_NAME)
-        asked = pub.decode(self._backend.get(key)) or {}
-        left = {pid: at for pid, at in asked.items() if pid not in answered}
-        if left:
-            self._backend.set_many({key: pub.encode(left)}, ttl)
-        else:
-            self._backend.delete(key)
 
     def publish_project(self, project_id, body, fields, ttl):
         """Write a project's document, then the entry naming it.

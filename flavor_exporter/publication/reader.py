@@ -21,9 +21,9 @@ parts never change once written (their names come from their content, see
 contract.py): a reader that resolved the pointer sees one generation
 whole, never a mix of two.
 
-Besides the documents, the reader reads the worker's status entry, and
-writes the one entry an API process ever writes: a refresh request
-(contract.REFRESH_REQUEST_NAME).
+Besides the documents, the reader reads the worker's status entry and
+the project documents. It writes nothing: what API processes ask the
+worker is in mailboxes.py.
 """
 
 from flavor_exporter.common import clouds
@@ -138,16 +138,6 @@ class Reader:
         """The worker's status entry, or None."""
         return pub.decode(self._backend.get(self.key(pub.STATUS_NAME)))
 
-    def request_refresh(self, generation_id, ttl):
-        """Ask the leading worker to publish now; forgotten after ttl s.
-
-        generation_id: the generation some of whose parts are missing, or
-        None when there is none at all (a cold cache).
-        """
-        self._backend.set_many(
-            {self.key(pub.REFRESH_REQUEST_NAME): pub.encode(
-                {pub.GENERATION: generation_id})}, ttl)
-
     def project(self, project_id):
         """(entry fields, document bytes) of a project, or None if absent.
 
@@ -163,20 +153,6 @@ class Reader:
                                      "a project's document")
         except MissingData:
             return None
-
-    def request_project(self, project_id, now, ttl):
-        """Ask the leading worker for project_id's document.
-
-        Requests of several API processes share one entry: one written
-        between this read and write is lost, and asked for again by its
-        process's next poll (api/projects.py).
-        """
-        key = self.key(pub.PROJECT_REQUESTS_NAME)
-        asked = pub.decode(self._backend.get(key)) or {}
-        if project_id in asked:
-            return
-        asked[project_id] = now
-        self._backend.set_many({key: pub.encode(asked)}, ttl)
 
     def close(self):
         self._backend.close()

@@ -32,6 +32,26 @@ def _legacy_flavor(capacity):
             pub.TOTAL: capacity.total}
 
 
+def seed_flavor(capacity):
+    """A flavor of the seed's list (contract.SEED_FIELDS), its numbers v3's.
+
+    A flavor Nova would refuse (its extra specs are invalid) starts
+    nowhere: 0 of 0, where v3 says null and why.
+    """
+    flavor = capacity.flavor
+    valid = capacity.request is not None
+    item = {pub.ID: flavor.id, pub.NAME: flavor.name,
+            pub.AVAILABLE: capacity.available if valid else 0,
+            pub.TOTAL: capacity.total if valid else 0,
+            'cores': flavor.vcpus, 'mem': flavor.ram,
+            pub.TYPE: pub.SEED_GPU if capacity.gpu else pub.SEED_CPU}
+    if capacity.gpu:
+        item['gpu_type'], item['gpu_count'] = capacity.gpu
+    item['root_disk'] = flavor.disk
+    item['ephemeral_disk'] = flavor.ephemeral
+    return item
+
+
 def _request_groups(request):
     groups = [{'suffix': g.suffix,
                'resources': dict(sorted(g.resources.items())),
@@ -58,8 +78,8 @@ def _resources(request):
     return dict(sorted(totals.items()))
 
 
-def v2_flavor(capacity, detail=False):
-    """A flavor of the v2 list; detail adds what only its own document has.
+def v3_flavor(capacity, detail=False):
+    """A flavor of the v3 list; detail adds what only its own document has.
 
     The list stays small at a thousand flavors (below the largest item
     memcached keeps by default) without the request groups, which are
@@ -105,7 +125,7 @@ def _encoded_hosts(capacity, position_of):
 
 
 def host_numbers(capacity, position_of):
-    """The v2_flavor_hosts() document value of a flavor (see contract)."""
+    """The v3_flavor_hosts() document value of a flavor (see contract)."""
     return dict(_host_columns(capacity, position_of), **{
         pub.EXCLUDED: dict(sorted(capacity.excluded.items()))})
 
@@ -189,8 +209,8 @@ def _devices(devices):
             pub.STRANDED_BY: dict(sorted(devices.stranded_by.items()))}
 
 
-def v2_gpu(gpu_type):
-    """A type of the v2 GPU list (gpus.GpuType), per-host rows apart."""
+def v3_gpu(gpu_type):
+    """A type of the v3 GPU list (gpus.GpuType), per-host rows apart."""
     kind = gpu_type.kind
     return dict({pub.TYPE: kind.name,
                  'resource_class': kind.resource_class,
@@ -202,7 +222,7 @@ def v2_gpu(gpu_type):
 
 
 def gpu_hosts(gpu_type):
-    """The v2_gpu_hosts() document value of a type (see contract)."""
+    """The v3_gpu_hosts() document value of a type (see contract)."""
     rows = gpu_type.hosts
     labels = sorted({row.blocked_by for row in rows if row.blocked_by})
     code_of = {label: i for i, label in enumerate(labels)}
@@ -227,13 +247,13 @@ def gpu_documents(report, head):
     """{document name: bytes} of the GPU types of report."""
     docs = {pub.LEGACY_GPUS: pub.encode([legacy_gpu(t)
                                          for t in report.gpus])}
-    listed = [(t, v2_gpu(t)) for t in report.gpus]
-    docs[pub.V2_GPUS] = pub.encode(dict(
+    listed = [(t, v3_gpu(t)) for t in report.gpus]
+    docs[pub.V3_GPUS] = pub.encode(dict(
         head, **{pub.GPUS: [body for _, body in listed]}))
     for gpu_type, body in listed:
-        docs[pub.v2_gpu(gpu_type.name)] = pub.encode(dict(
+        docs[pub.v3_gpu(gpu_type.name)] = pub.encode(dict(
             head, **{pub.GPU: body}))
-        docs[pub.v2_gpu_hosts(gpu_type.name)] = pub.encode(
+        docs[pub.v3_gpu_hosts(gpu_type.name)] = pub.encode(
             gpu_hosts(gpu_type))
         docs[pub.legacy_gpu(gpu_type.name)] = pub.encode(
             legacy_gpu(gpu_type))
@@ -352,9 +372,11 @@ def gpu_metrics(types):
 
 
 def _head(report):
+    # Which hosts, and why, is for those who may see hosts: the API adds
+    # them from pub.UNREADABLE.
     return {pub.TIMESTAMP: pub.COLLECTED_AT, pub.SOURCE: report.source,
-            pub.STALE: False,
-            pub.UNREADABLE_HOSTS: dict(sorted(report.unreadable.items()))}
+            pub.STALE: False, pub.PARTIAL: bool(report.unreadable),
+            pub.UNREADABLE_COUNT: len(report.unreadable)}
 
 
 def _pointer(report):
@@ -365,25 +387,25 @@ def _pointer(report):
 
 
 def list_document(report, gpu=None):
-    """The v2 list alone (pub.v2_list(gpu)), for flavor-exporter-report.
+    """The v3 list alone (pub.v3_list(gpu)), for flavor-exporter-report.
 
     Its timestamp is stamped: the time the cloud was read.
     """
     pointer = _pointer(report)
     body = pub.encode(dict(_head(report), **{pub.FLAVORS: [
-        v2_flavor(c) for c in report.flavors
+        v3_flavor(c) for c in report.flavors
         if gpu is None or bool(c.gpu) == gpu]}))
     return pub.stamp(body, pub.COLLECTED_AT, pointer[pub.TIMESTAMP])
 
 
 def gpu_list_document(report):
-    """The v2 GPU list alone (pub.V2_GPUS), for flavor-exporter-report.
+    """The v3 GPU list alone (pub.V3_GPUS), for flavor-exporter-report.
 
     Its timestamp is stamped: the time the cloud was read.
     """
     pointer = _pointer(report)
     body = pub.encode(dict(_head(report), **{pub.GPUS: [
-        v2_gpu(t) for t in report.gpus]}))
+        v3_gpu(t) for t in report.gpus]}))
     return pub.stamp(body, pub.COLLECTED_AT, pointer[pub.TIMESTAMP])
 
 
@@ -398,6 +420,8 @@ def documents(report, encoded=None):
     head = _head(report)
     docs = {}
 
+    docs[pub.SEED_LIST] = pub.encode([seed_flavor(c)
+                                      for c in report.flavors])
     gpu_flavors = [c for c in report.flavors
                    if c.gpu and c.request is not None]
     docs[pub.LEGACY_LIST] = pub.encode({
@@ -408,11 +432,11 @@ def documents(report, encoded=None):
             pub.FLAVOR: _legacy_flavor(capacity),
             pub.TIMESTAMP: pub.LEGACY_COLLECTED_AT})
 
-    listed = [(c, v2_flavor(c)) for c in report.flavors]
-    docs[pub.v2_list()] = pub.encode(dict(
+    listed = [(c, v3_flavor(c)) for c in report.flavors]
+    docs[pub.v3_list()] = pub.encode(dict(
         head, **{pub.FLAVORS: [body for _, body in listed]}))
     for wanted in (True, False):
-        docs[pub.v2_list(wanted)] = pub.encode(dict(
+        docs[pub.v3_list(wanted)] = pub.encode(dict(
             head, **{pub.FLAVORS: [body for c, body in listed
                                    if bool(c.gpu) == wanted]}))
     position_of = {host.name: i for i, host in enumerate(report.hosts)}
@@ -421,16 +445,18 @@ def documents(report, encoded=None):
     encoded = encoded if encoded is not None else EncodedHosts()
     for capacity in report.flavors:
         flavor_id = capacity.flavor.id
-        docs[pub.v2_flavor(flavor_id)] = pub.encode(dict(
-            head, **{pub.FLAVOR: v2_flavor(capacity, detail=True)}))
-        docs[pub.v2_flavor_hosts(flavor_id)] = encoded.get(
+        docs[pub.v3_flavor(flavor_id)] = pub.encode(dict(
+            head, **{pub.FLAVOR: v3_flavor(capacity, detail=True)}))
+        docs[pub.v3_flavor_hosts(flavor_id)] = encoded.get(
             _hosts_key(capacity, position_of), functools.partial(
                 _encoded_hosts, capacity, position_of))
     encoded.finish()
     for name, page in host_index(report.hosts).items():
         docs[name] = pub.encode(page)
-    docs[pub.V2_NAMES] = pub.encode({c.flavor.name: c.flavor.id
+    docs[pub.V3_NAMES] = pub.encode({c.flavor.name: c.flavor.id
                                      for c in report.flavors})
+    docs[pub.UNREADABLE] = pub.encode(dict(sorted(
+        report.unreadable.items())))
     docs[pub.ACCESS] = pub.encode({
         c.flavor.id: (None if c.flavor.projects is None
                       else list(c.flavor.projects))
@@ -442,7 +468,7 @@ def documents(report, encoded=None):
 
 def _project_flavor(entry):
     capacity = entry.capacity
-    body = v2_flavor(capacity)
+    body = v3_flavor(capacity)
     for field in ('description', 'limited_by', 'resources', pub.RESERVED):
         body.pop(field)
     headroom = entry.headroom
@@ -487,7 +513,7 @@ def _project_quota(quota):
 
 
 def project_value(project, stale=False):
-    """The /v2/projects/{id}/flavors/ document value of a ProjectReport."""
+    """The /v3/projects/{id}/flavors/ document value of a ProjectReport."""
     report = project.report
     quota = project.quota
     isolation = project.isolation
@@ -505,7 +531,8 @@ def project_value(project, stale=False):
                 isolation.request_filter,
             'placement_aggregate_required_for_tenants': isolation.required,
             'aggregates': list(project.aggregates)},
-        pub.UNREADABLE_HOSTS: dict(sorted(report.unreadable.items())),
+        pub.PARTIAL: bool(report.unreadable),
+        pub.UNREADABLE_COUNT: len(report.unreadable),
         pub.FLAVORS: [_project_flavor(f) for f in project.flavors],
     }
 

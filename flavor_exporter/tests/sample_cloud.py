@@ -31,7 +31,7 @@ worked out by hand (no allocation ratios, no reserved amounts):
 | index | collection     | 2 VCPU 4 GiB 10 GB     | 16/12   | 16/16   |
 | bad   | broken         | hw:cpu_policy=bogus    | error   | error   |
 
-"index" and "collection" are names Pecan would route to methods.
+"index" and "collection" are names a framework might route to methods.
 many_flavors() and many_hosts() make a larger cloud of the same kind.
 """
 

@@ -15,7 +15,7 @@
 
 A refresh every 150 s that repeats the same WARNING (a Placement without
 allocation candidates, a host whose provider stays unreadable) buries the
-line that is new. What lasts is in /v2/status and the metrics; the log
+line that is new. What lasts is in /v3/status and the metrics; the log
 says when a condition started and when it ended. The memory of what was
 said is this process's own, as its log is.
 """

@@ -70,7 +70,7 @@ class ProjectAnswers:
     def waiting(self):
         """Whether some project is asked about."""
         try:
-            return bool(self._publisher.project_requests())
+            return bool(self._publisher.project_requests.pending())
         except cache.CacheError:
             return False
 
@@ -80,7 +80,7 @@ class ProjectAnswers:
         if report is None:
             return 0  # no refresh yet: the first one answers them
         try:
-            asked = self._publisher.project_requests()
+            asked = self._publisher.project_requests.pending()
         except cache.CacheError as exc:
             LOG.debug('Project requests unreadable: %s', exc)
             return 0
@@ -103,7 +103,7 @@ class ProjectAnswers:
                 answered.add(project_id)
         if answered:
             try:
-                self._publisher.clear_project_requests(
+                self._publisher.project_requests.clear(
                     answered, self._conf.projects.forget_after)
             except cache.CacheError as exc:
                 LOG.debug('Project requests not cleared: %s', exc)

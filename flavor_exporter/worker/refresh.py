@@ -218,7 +218,7 @@ class Refresher:
         self._last_published = published
         self.last_report = report
         self._status['collect'] = self._source.last_stats or None
-        # What the refresh skipped or could not read, for /v2/status: the
+        # What the refresh skipped or could not read, for /v3/status: the
         # published numbers are only as good as these lines allow.
         self._status['problems'] = report.problems[:PROBLEMS_PUBLISHED]
         self._status['problem_count'] = len(report.problems)

@@ -170,7 +170,7 @@ class WorkerService(service.Service):
 
     def _refresh_request(self):
         try:
-            return self._publisher.refresh_request()
+            return self._publisher.refresh_requests.pending()
         except cache.CacheError as exc:
             # The refresh says so when the cache fails; not every tick.
             LOG.debug('Refresh requests unreadable: %s', exc)
@@ -181,20 +181,20 @@ class WorkerService(service.Service):
         missing_in = request.get(pub.GENERATION)
         current = self._publisher.reader.current()
         if current is not None and current[pub.GENERATION] != missing_in:
-            self._publisher.clear_refresh_request()
+            self._publisher.refresh_requests.clear()
             return  # published since it asked
         # Publishing the last good data again costs the cloud nothing;
         # reading the cloud again is for at most once per retry_after,
         # the request waiting until then.
         if self.refresher.ensure_published(asked=True):
-            self._publisher.clear_refresh_request()
+            self._publisher.refresh_requests.clear()
             return
         if now < self._next_request:
             return
         LOG.info('%sAn API process found %s; refreshing now',
                  self.cloud.log_prefix,
                  'no data' if missing_in is None else 'parts missing')
-        self._publisher.clear_refresh_request()
+        self._publisher.refresh_requests.clear()
         self._next_request = now + self._conf.api.retry_after
         self._next_refresh = now + self._conf.worker.refresh_interval
         self._refresh()

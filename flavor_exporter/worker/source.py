@@ -30,7 +30,7 @@ class Source:
     """Reads one cloud; one instance lives as long as its worker.
 
     name: what the documents and the logs call the source; last_stats:
-    figures of the last successful collect for /v2/status (what it read,
+    figures of the last successful collect for /v3/status (what it read,
     what it reused), empty when the source keeps none.
     """
 

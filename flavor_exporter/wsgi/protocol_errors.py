@@ -15,7 +15,7 @@
 
 A request the server cannot parse or will not read (malformed, too large,
 too slow), a connection it sheds, an application that failed: each gets an
-answer in JSON, in the v2 error shape since no route was read, and the
+answer in JSON, in the v3 error shape since no route was read, and the
 connection is closed after it. The application answers everything else,
 in its route family's shape.
 

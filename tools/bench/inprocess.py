@@ -39,9 +39,9 @@ from flavor_exporter.publication import contract as pub
 HOSTS = 40
 FLAVORS = 100
 # {id}: the first flavor published.
-ROUTES = ('/gpus/flavors/', '/gpus/flavors/{id}', '/v2/flavors/',
-          '/v2/flavors/?gpu=true', '/v2/flavors/{id}', '/no/such/path',
-          '/v2/status', '/')
+ROUTES = ('/gpus/flavors/', '/gpus/flavors/{id}', '/v3/flavors/',
+          '/v3/flavors/?gpu=true', '/v3/flavors/{id}', '/no/such/path',
+          '/v3/status', '/')
 
 
 def application(args):
@@ -65,7 +65,7 @@ def application(args):
         pub.epoch(pointer[pub.TIMESTAMP]), datetime.timezone.utc)
     publisher.Publisher.from_conf(conf, backend=backend).publish(
         docs, pointer, collected_at)
-    first = json.loads(docs[pub.v2_list()])[pub.FLAVORS][0]['id']
+    first = json.loads(docs[pub.v3_list()])[pub.FLAVORS][0]['id']
     return app.setup_app(conf, backend), first
 
 

@@ -35,7 +35,7 @@ import socket
 import threading
 import time
 
-SLOW_REQUEST = (b'GET /v2/flavors/ HTTP/1.1\r\nHost: bench\r\n'
+SLOW_REQUEST = (b'GET /v3/flavors/ HTTP/1.1\r\nHost: bench\r\n'
                 b'X-Slow: ' + b'a' * 4000 + b'\r\n\r\n')
 
 

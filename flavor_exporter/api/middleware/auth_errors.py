@@ -24,7 +24,7 @@ JSON into that shape, keeping the headers that tell a client what to do
 
 from oslo_log import log
 
-from flavor_exporter.api import responses
+from flavor_exporter.api import errors
 
 LOG = log.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class AuthErrors:
         message = MESSAGES.get(code, status.split(' ', 1)[-1])
         LOG.debug('Authentication answered %s; answering it in JSON',
                   status)
-        return responses.error(
-            environ.get('PATH_INFO', ''), code, message,
+        return errors.answer(
+            environ, start_response, code, message,
             [(name, value) for name, value in headers
-             if name.lower() in KEPT_HEADERS])(environ, start_response)
+             if name.lower() in KEPT_HEADERS])

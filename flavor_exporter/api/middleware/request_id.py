@@ -27,10 +27,9 @@ response per request, which costs more than serving a published document
 does (doc/source/performance.rst); placement's RequestLog overrides it the
 same way.
 
-One line ends each request: INFO for an error answer (an operator
-follows a failed request from it), DEBUG otherwise. An exception no layer
-inside answered is logged with the id and answered 500 here, so that
-this answer carries the id too.
+The request's own log line is request_log.py's, inside this layer. An
+exception no layer inside answered is logged with the id and answered
+500 here, so that this answer carries the id too.
 """
 
 import itertools
@@ -42,7 +41,8 @@ from oslo_context import context
 from oslo_log import log
 from oslo_middleware import request_id
 
-from flavor_exporter.api import responses
+from flavor_exporter.api import errors
+from flavor_exporter.api.middleware import request_log
 
 LOG = log.getLogger(__name__)
 
@@ -85,24 +85,6 @@ def _forget_context():
     context._request_store.__dict__.pop('context', None)
 
 
-def _uri(environ):
-    uri = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
-    if environ.get('QUERY_STRING'):
-        uri += '?' + environ['QUERY_STRING']
-    return uri[:4096]
-
-
-def _log_answer(environ, status, headers):
-    level = log.INFO if status[:1] in '45' else log.DEBUG
-    if not LOG.isEnabledFor(level):
-        return
-    length = next((value for name, value in headers
-                   if name.lower() == 'content-length'), '-')
-    LOG.log(level, '%s "%s %s" status: %s len: %s',
-            environ.get('REMOTE_ADDR', '-'), environ.get('REQUEST_METHOD'),
-            _uri(environ), status.split(None, 1)[0], length)
-
-
 class RequestId(request_id.RequestId):
     """Ids on answers and log lines; the outermost layer of the API."""
 
@@ -120,7 +102,6 @@ class RequestId(request_id.RequestId):
         environ[request_id.ENV_REQUEST_ID] = request.request_id
 
         def start(status, headers, exc_info=None):
-            _log_answer(environ, status, headers)
             return start_response(
                 status, [*headers, (HEADER, request.request_id)], exc_info)
 
@@ -135,12 +116,12 @@ class RequestId(request_id.RequestId):
     def _failed(environ, start, exc):
         """The 500 of an exception no layer inside answered."""
         LOG.error('Unexpected error answering %s %s: %s',
-                  environ.get('REQUEST_METHOD'), _uri(environ)[:200], exc)
+                  request_log.loggable(environ.get('REQUEST_METHOD', '')),
+                  request_log.uri(environ)[:200], exc)
         LOG.debug('The unexpected error', exc_info=True)
         # WSGI: an answer that replaces one already started carries the
         # exception; the server refuses it once the first was sent.
         exc_info = sys.exc_info()
-        return responses.error(
-            environ.get('PATH_INFO', ''), 500, responses.INTERNAL_ERROR)(
-                environ, lambda status, headers, _=None: start(
-                    status, headers, exc_info))
+        return errors.answer(
+            environ, lambda status, headers, _=None: start(
+                status, headers, exc_info), 500, errors.INTERNAL_ERROR)

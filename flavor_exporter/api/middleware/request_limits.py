@@ -31,7 +31,8 @@ from urllib import parse
 
 from oslo_log import log
 
-from flavor_exporter.api import responses
+from flavor_exporter.api import errors
+from flavor_exporter.api.middleware import request_log
 
 LOG = log.getLogger(__name__)
 
@@ -77,11 +78,12 @@ class RequestLimits:
         code, message = refusal
         # One line per refusal, where the server would have logged a
         # traceback per access to the path.
-        LOG.info('Refused %s %.200r: %s', environ.get('REQUEST_METHOD'),
-                 environ.get('PATH_INFO', ''), message)
-        # The path only picks the error's shape (legacy or v2).
-        return responses.error(environ.get('PATH_INFO', ''), code, message)(
-            environ, start_response)
+        LOG.info('Refused %s %s: %s',
+                 request_log.loggable(environ.get('REQUEST_METHOD', '')),
+                 request_log.loggable(environ.get('PATH_INFO', '')[:200]),
+                 message)
+        # The path only picks the error's shape (legacy or not).
+        return errors.answer(environ, start_response, code, message)
 
     @staticmethod
     def refusal(environ):

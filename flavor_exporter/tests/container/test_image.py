@@ -46,7 +46,7 @@ CONFIG_DIR = '/etc/flavor-exporter'
 
 
 def numbers(flavors):
-    """{name: (total, available, zones)} of a /v2/flavors/ list."""
+    """{name: (total, available, zones)} of a /v3/flavors/ list."""
     return {f['name']: (f['total'], f['available'],
                         f['availability_zones']) for f in flavors}
 
@@ -147,7 +147,7 @@ class TestImage(base.BaseTestCase):
         api = self.container(*self.mounted(), self.image)
         self.wait_for_port(api)
 
-        served = self.wait_for('/v2/flavors/')
+        served = self.wait_for('/v3/flavors/')
         self.assertEqual(numbers(expected['flavors']),
                          numbers(served['flavors']))
         legacy = self.wait_for('/gpus/flavors/')

@@ -48,7 +48,7 @@ class TestApiOverMemcached(base.TestCase):
                                     host_list=hosts)
 
     def test_cold_then_published(self):
-        response = self.app.get('/v2/flavors/', status=503)
+        response = self.app.get('/v3/flavors/', status=503)
         self.assertIn('Retry-After', response.headers)
         self.app.get('/healthcheck', status=503)
         docs = self.publish()
@@ -61,36 +61,36 @@ class TestApiOverMemcached(base.TestCase):
         docs = self.publish(flavors, hosts=sample_cloud.many_hosts(40))
         self.assertEqual(docs['legacy/flavors'],
                          self.app.get('/gpus/flavors/').body)
-        self.assertEqual(docs['v2/flavors'],
-                         self.app.get('/v2/flavors/').body)
+        self.assertEqual(docs['v3/flavors'],
+                         self.app.get('/v3/flavors/').body)
         one = flavors[7]
-        served = self.app.get('/v2/flavors/' + one.name).json
+        served = self.app.get('/v3/flavors/' + one.name).json
         # The published flavor, with its per-host rows and excluded hosts
         # put back in.
         self.assertEqual(40, len(served['flavor'].pop('hosts')))
         self.assertEqual(
-            json.loads(docs['v2/flavor/%s/hosts' % one.id])['excluded_hosts'],
+            json.loads(docs['v3/flavor/%s/hosts' % one.id])['excluded_hosts'],
             served['flavor'].pop('excluded_hosts'))
-        self.assertEqual(json.loads(docs['v2/flavor/%s' % one.id]), served)
+        self.assertEqual(json.loads(docs['v3/flavor/%s' % one.id]), served)
         self.assertEqual(250, len(self.app.get(
-            '/v2/flavors/?gpu=true&availability_zone=az2').json[
+            '/v3/flavors/?gpu=true&availability_zone=az2').json[
                 'flavors']))
         self.assertEqual(500, len(self.app.get(
-            '/v2/flavors/?name=FLAVOR-').json['flavors']))
+            '/v3/flavors/?name=FLAVOR-').json['flavors']))
         self.assertIn(b'flavor_exporter_data_age_seconds',
                       self.app.get('/metrics').body)
 
     def test_memcached_outage_serves_last_data_marked_stale(self):
         docs = self.publish()
-        fresh = self.app.get('/v2/flavors/')
+        fresh = self.app.get('/v3/flavors/')
         self.assertIs(False, fresh.json['stale'])
         self.assertEqual(docs['legacy/flavors'],
                          self.app.get('/gpus/flavors').body)
 
         self.memcached.stop()
-        during = self.app.get('/v2/flavors/')
+        during = self.app.get('/v3/flavors/')
         self.assertIs(True, during.json['stale'])
-        self.assertEqual(dict(json.loads(docs['v2/flavors']), stale=True),
+        self.assertEqual(dict(json.loads(docs['v3/flavors']), stale=True),
                          during.json)
         self.assertEqual('true', during.headers['X-Flavor-Exporter-Stale'])
         legacy = self.app.get('/gpus/flavors')
@@ -99,17 +99,17 @@ class TestApiOverMemcached(base.TestCase):
         # pymemcache reports an unreachable server as an error, or, while
         # it waits to retry it, as a miss: either way the data is served
         # as stale and the status says why.
-        self.assertIsNotNone(self.app.get('/v2/status').json['problem'])
+        self.assertIsNotNone(self.app.get('/v3/status').json['problem'])
         self.app.get('/healthcheck', status=503)
         # Documents never read before the outage cannot be served.
-        self.app.get('/v2/flavors/g2', status=503)
+        self.app.get('/v3/flavors/g2', status=503)
 
         # An empty memcached: still the last data, still stale.
         self.memcached.restart()
-        after_restart = self.app.get('/v2/flavors/')
+        after_restart = self.app.get('/v3/flavors/')
         self.assertIs(True, after_restart.json['stale'])
         self.assertIn('no longer holds',
-                      self.app.get('/v2/status').json['problem'])
+                      self.app.get('/v3/status').json['problem'])
 
         # The worker publishes again: fresh data; the numbers did not
         # change, and neither does the ETag. (Its first
@@ -121,22 +121,22 @@ class TestApiOverMemcached(base.TestCase):
             self.publish()
         # pymemcache gives a failed server a retry delay: a second or two.
         deadline = time.monotonic() + 10
-        recovered = self.app.get('/v2/flavors/')
+        recovered = self.app.get('/v3/flavors/')
         while recovered.json['stale'] and time.monotonic() < deadline:
             time.sleep(0.1)
-            recovered = self.app.get('/v2/flavors/')
+            recovered = self.app.get('/v3/flavors/')
         self.assertIs(False, recovered.json['stale'])
         self.assertEqual(fresh.headers['ETag'], recovered.headers['ETag'])
-        self.assertEqual(200, self.app.get('/v2/flavors/g2').status_int)
+        self.assertEqual(200, self.app.get('/v3/flavors/g2').status_int)
         self.assertEqual(200, self.app.get('/healthcheck').status_int)
 
     def test_processes_see_the_same_generation(self):
         other = webtest.TestApp(app.setup_app(self.conf))
         self.publish()
-        first = self.app.get('/v2/flavors/?gpu=true')
-        second = other.get('/v2/flavors/?gpu=true')
+        first = self.app.get('/v3/flavors/?gpu=true')
+        second = other.get('/v3/flavors/?gpu=true')
         self.assertEqual(first.body, second.body)
         self.assertEqual(first.headers['ETag'], second.headers['ETag'])
-        other.get('/v2/flavors/?gpu=true',
+        other.get('/v3/flavors/?gpu=true',
                   headers={'If-None-Match': first.headers['ETag']},
                   status=304)

@@ -108,8 +108,8 @@ class TestFlavorExporterApi(base.TestCase):
         self.assertEqual(200, status)
         self.assertEqual('application/json', headers['Content-Type'])
         self.assertEqual(docs['legacy/flavors'], body)
-        status, _, body = fetch_ok(self.port, '/v2/flavors/?gpu=true')
-        self.assertEqual((200, docs['v2/flavors?gpu=true']), (status, body))
+        status, _, body = fetch_ok(self.port, '/v3/flavors/?gpu=true')
+        self.assertEqual((200, docs['v3/flavors?gpu=true']), (status, body))
 
         # It stops on SIGTERM (systemd, Docker), its processes with it.
         os.kill(process.pid, signal.SIGTERM)

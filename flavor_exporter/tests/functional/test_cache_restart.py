@@ -47,11 +47,11 @@ class TestOneServerRestartedEmpty(test_commands.CommandsTestCase):
 
     def paths(self):
         """Every document a client may ask for: lists and each flavor."""
-        listed = self.wait_for('/v2/flavors/', timeout=120)
+        listed = self.wait_for('/v3/flavors/', timeout=120)
         ids = [f['id'] for f in listed['flavors']]
         gpu = [f['id'] for f in listed['flavors'] if f['gpu']]
-        return (['/v2/flavors/', '/v2/flavors/?gpu=true', '/gpus/flavors/']
-                + ['/v2/flavors/%s' % i for i in ids]
+        return (['/v3/flavors/', '/v3/flavors/?gpu=true', '/gpus/flavors/']
+                + ['/v3/flavors/%s' % i for i in ids]
                 + ['/gpus/flavors/%s' % i for i in gpu])
 
     def test_every_document_served_again_and_never_called_healthy_lost(self):

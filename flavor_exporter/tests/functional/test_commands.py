@@ -152,7 +152,7 @@ class TestWorkerAndApi(CommandsTestCase):
         self.start('flavor-exporter-api', config)
         loopback.wait_for_port(self.port, timeout=60)
 
-        served = self.wait_for('/v2/flavors/')
+        served = self.wait_for('/v3/flavors/')
         numbers = {f['name']: (f['total'], f['available'])
                    for f in served['flavors']}
         self.assertEqual({f['name']: (f['total'], f['available'])
@@ -179,13 +179,13 @@ class TestWorkerAndApi(CommandsTestCase):
         self.assertEqual(0, done.returncode, done.stderr)
         self.start('flavor-exporter-api', config)
         loopback.wait_for_port(self.port, timeout=60)
-        served = self.wait_for('/v2/gpus/')
+        served = self.wait_for('/v3/gpus/')
         self.assertEqual(expected['gpus'], served['gpus'])
         # gpu1 and gpu2 of the GPU V100 aggregate, 2 each; the medium
         # server holds one.
         self.assertEqual([{'type': 'V100', 'used_slots': 1, 'free_slots': 3,
                            'total_slots': 4}], self.wait_for('/gpus'))
-        rows = self.wait_for('/v2/gpus/V100')['gpu']['hosts']
+        rows = self.wait_for('/v3/gpus/V100')['gpu']['hosts']
         self.assertEqual({'gpu1': (2, 1), 'gpu2': (2, 0)},
                          {row['host']: (row['total'], row['used'])
                           for row in rows})
@@ -200,7 +200,7 @@ class TestWorkerAndApi(CommandsTestCase):
         self.start('flavor-exporter-worker', config)
         self.start('flavor-exporter-api', config)
         loopback.wait_for_port(self.port, timeout=60)
-        before = self.wait_for('/v2/flavors/', timeout=120)
+        before = self.wait_for('/v3/flavors/', timeout=120)
 
         self.memcached.restart()
         self.assertIsNone(self.store.reader.current())
@@ -211,7 +211,7 @@ class TestWorkerAndApi(CommandsTestCase):
             self.assertLess(time.monotonic(), deadline,
                             self.log_of('flavor-exporter-worker'))
             time.sleep(0.5)
-        after = self.wait_for('/v2/flavors/')
+        after = self.wait_for('/v3/flavors/')
         self.assertEqual(before['timestamp'], after['timestamp'])
         self.assertEqual(before['flavors'], after['flavors'])
         self.assertIn('published the last good generation again',
@@ -226,7 +226,7 @@ class TestWorkerAndApi(CommandsTestCase):
         self.start('flavor-exporter-api', config)
         loopback.wait_for_port(self.port, timeout=60)
         # An hour before the worker would refresh on its own.
-        served = self.wait_for('/v2/flavors/', timeout=120)
+        served = self.wait_for('/v3/flavors/', timeout=120)
         self.assertEqual(
             {f['name']: (f['total'], f['available'])
              for f in expected['flavors']},
@@ -297,7 +297,7 @@ class TestReadsNeverGoBack(CommandsTestCase):
             self.assertLess(time.monotonic(), deadline + 60,
                             'fewer than three refreshes: %s' % sorted(
                                 set(seen)))
-            status, _, body = test_api_uwsgi.fetch(self.port, '/v2/status')
+            status, _, body = test_api_uwsgi.fetch(self.port, '/v3/status')
             self.assertEqual(200, status, body)
             seen.append(json.loads(body)['current']['sequence'])
         went_back = [(a, b) for a, b in zip(seen, seen[1:]) if b < a]

@@ -67,19 +67,19 @@ def get(target, headers=b''):
 
 #: (what is sent, status expected), each answered in JSON.
 REQUESTS = [
-    (get(b'/v2/flavors/?name=zzz&pad=' + b'a' * 40000), 414),
-    (get(b'/v2/flavors/?' + b'&'.join(b'p%d=1' % i for i in range(5000))),
+    (get(b'/v3/flavors/?name=zzz&pad=' + b'a' * 40000), 414),
+    (get(b'/v3/flavors/?' + b'&'.join(b'p%d=1' % i for i in range(5000))),
      414),
-    (get(b'/v2/flavors/?' + b'&'.join(b'p%d=1' % i for i in range(500))),
+    (get(b'/v3/flavors/?' + b'&'.join(b'p%d=1' % i for i in range(500))),
      400),
-    (get(b'/v2/flavors/' + b'a' * 60000), 414),
-    (get(b'/v2/flavors/', b'X-Big: ' + b'a' * 70000 + b'\r\n'), 431),
-    (get(b'/v2/flavors/', b'X-Huge: ' + b'a' * 300000 + b'\r\n'), 431),
-    (get(b'/v2/flavors/%ff'), 400),
+    (get(b'/v3/flavors/' + b'a' * 60000), 414),
+    (get(b'/v3/flavors/', b'X-Big: ' + b'a' * 70000 + b'\r\n'), 431),
+    (get(b'/v3/flavors/', b'X-Huge: ' + b'a' * 300000 + b'\r\n'), 431),
+    (get(b'/v3/flavors/%ff'), 400),
     (get(b'/docs/%ff'), 400),
     (get(b'/gpus/flavors/%C3%28'), 400),
     (get(b'/gpus/flavors//'), 404),
-    (get(b'/v2/flavors//'), 404),
+    (get(b'/v3/flavors//'), 404),
     (b'POST /healthcheck HTTP/1.0\r\nContent-Length: 0\r\n\r\n', 405),
     (b'DELETE /healthcheck HTTP/1.0\r\n\r\n', 405),
     (b'TRACE /healthcheck HTTP/1.0\r\n\r\n', 405),
@@ -127,10 +127,10 @@ class FrontEndMixin:
                              what)
             json.loads(body)
         # HTTP/0.9 (no version): an answer, not a closed connection.
-        status, headers, body = raw(self.port, b'GET /v2/flavors/\r\n\r\n')
+        status, headers, body = raw(self.port, b'GET /v3/flavors/\r\n\r\n')
         self.assertIsNotNone(status, body[:200])
         # The API still answers after all of that.
-        self.assertEqual(200, raw(self.port, get(b'/v2/flavors/'))[0])
+        self.assertEqual(200, raw(self.port, get(b'/v3/flavors/'))[0])
 
     def test_slow_clients_hold_nothing(self):
         self.start_serving()
@@ -140,9 +140,9 @@ class FrontEndMixin:
         try:
             for _ in range(50):
                 sock = socket.create_connection(('127.0.0.1', self.port), 30)
-                sock.sendall(b'GET /v2/flavors/ HTTP/1.1\r\nHost: t')
+                sock.sendall(b'GET /v3/flavors/ HTTP/1.1\r\nHost: t')
                 slow.append(sock)
-            status, _, body = raw(self.port, get(b'/v2/flavors/?gpu=true'))
+            status, _, body = raw(self.port, get(b'/v3/flavors/?gpu=true'))
             self.assertEqual(200, status)
             self.assertTrue(json.loads(body)['flavors'])
         finally:
@@ -160,9 +160,9 @@ class FrontEndMixin:
         try:
             for _ in range(CROWD):
                 sock = socket.create_connection(('127.0.0.1', self.port), 30)
-                sock.sendall(b'GET /v2/flavors/ HTTP/1.1\r\nHost: t')
+                sock.sendall(b'GET /v3/flavors/ HTTP/1.1\r\nHost: t')
                 slow.append(sock)
-            status, _, body = raw(self.port, get(b'/v2/flavors/?gpu=true'))
+            status, _, body = raw(self.port, get(b'/v3/flavors/?gpu=true'))
             self.assertEqual(200, status)
             self.assertTrue(json.loads(body)['flavors'])
             # None of the crowd was dropped to make room.
@@ -174,12 +174,12 @@ class FrontEndMixin:
     def test_a_request_not_whole_in_time_gets_a_json_408(self):
         self.server_lines = ['[api]', 'request_timeout = 1']
         self.start_serving()
-        status, headers, body = raw(self.port, b'GET /v2/flavors/ HTTP/1.1'
+        status, headers, body = raw(self.port, b'GET /v3/flavors/ HTTP/1.1'
                                                b'\r\nHost: t')
         self.assertEqual(408, status)
         self.assertEqual('application/json', headers['Content-Type'])
         self.assertEqual(408, json.loads(body)['error']['code'])
-        self.assertEqual(200, raw(self.port, get(b'/v2/flavors/'))[0])
+        self.assertEqual(200, raw(self.port, get(b'/v3/flavors/'))[0])
 
     def test_port_taken(self):
         taken = socket.socket()
@@ -213,7 +213,7 @@ class TestApiCommand(FrontEndMixin, test_commands.CommandsTestCase):
                              host_list=sample_cloud.many_hosts(4))
         self.start(self.command, self.config_file())
         loopback.wait_for_port(self.port, timeout=60)
-        self.wait_for('/v2/flavors/')
+        self.wait_for('/v3/flavors/')
 
 
 class TestAllCommand(FrontEndMixin, test_commands.CommandsTestCase):
@@ -226,4 +226,4 @@ class TestAllCommand(FrontEndMixin, test_commands.CommandsTestCase):
     def start_serving(self):
         self.start(self.command, self.config_file())
         loopback.wait_for_port(self.port, timeout=60)
-        self.wait_for('/v2/flavors/', timeout=120)
+        self.wait_for('/v3/flavors/', timeout=120)

@@ -124,7 +124,7 @@ def token_of(keystone, who):
 
 
 def numbers(document):
-    """{flavor name: (total, available)} of a /v2/flavors/ document."""
+    """{flavor name: (total, available)} of a /v3/flavors/ document."""
     return {f['name']: (f['total'], f['available'])
             for f in document['flavors']}
 
@@ -186,7 +186,7 @@ class WorkerCredentialsBase(base.TestCase):
         # oslo.log writes to stdout here (no log_file, no use_stderr).
         self.assertIn('Capacity source: placement', done.stdout)
         document = json.loads(self.store.reader.document(pointer,
-                                                         pub.V2_LIST))
+                                                         pub.V3_LIST))
         self.assertCloudNumbers(document)
         self.assertIsNone(self.store.reader.status()['last_error'])
 
@@ -381,8 +381,8 @@ class TestApiBehindKeystone(ApiBehindKeystone):
         self.assertNotIn('flavors', response.text)
 
     def test_no_token(self):
-        for path in ('/v2/flavors/', '/gpus/flavors/', '/gpus/flavors',
-                     '/v2/flavors/%s' % GPU_MEDIUM, '/v2/status',
+        for path in ('/v3/flavors/', '/gpus/flavors/', '/gpus/flavors',
+                     '/v3/flavors/%s' % GPU_MEDIUM, '/v3/status',
                      '/metrics'):
             self.assertRefused(self.get(path))
 
@@ -392,11 +392,11 @@ class TestApiBehindKeystone(ApiBehindKeystone):
         tampered = member[:-4] + ('AAAA' if member[-4:] != 'AAAA'
                                   else 'BBBB')
         for token in ('not-a-token', 'admin:admin', tampered):
-            for path in ('/v2/flavors/', '/gpus/flavors/'):
+            for path in ('/v3/flavors/', '/gpus/flavors/'):
                 self.assertRefused(self.get(path, token))
         # Identity headers a client sets are not believed without a token.
         self.assertRefused(self.get(
-            '/v2/flavors/', **{'X-Identity-Status': 'Confirmed',
+            '/v3/flavors/', **{'X-Identity-Status': 'Confirmed',
                                'X-Roles': 'admin', 'X-User-Id': 'admin',
                                'X-Project-Id': 'admin'}))
 
@@ -407,7 +407,7 @@ class TestApiBehindKeystone(ApiBehindKeystone):
             self.keystone['url'] + '/v3/auth/tokens', timeout=TIMEOUT,
             headers={'X-Auth-Token': admin, 'X-Subject-Token': token})
         self.assertEqual(204, response.status_code, response.text)
-        self.assertRefused(self.get('/v2/flavors/', token))
+        self.assertRefused(self.get('/v3/flavors/', token))
 
     def test_member_token_reads_the_data(self):
         token, access = token_of(self.keystone, 'member')
@@ -416,7 +416,7 @@ class TestApiBehindKeystone(ApiBehindKeystone):
                          access.project_name)
         self.assertNotIn('admin', access.role_names)
 
-        response = self.get('/v2/flavors/', token)
+        response = self.get('/v3/flavors/', token)
         self.assertEqual(200, response.status_code, response.text)
         document = response.json()
         self.assertEqual('placement', document['source'])
@@ -428,7 +428,7 @@ class TestApiBehindKeystone(ApiBehindKeystone):
                   for f in response.json()['flavors']}
         self.assertEqual((4, 3), legacy[GPU_MEDIUM])
 
-        response = self.get('/v2/flavors/%s' % GPU_MEDIUM, token)
+        response = self.get('/v3/flavors/%s' % GPU_MEDIUM, token)
         self.assertEqual(200, response.status_code, response.text)
         self.assertEqual(GPU_MEDIUM, response.json()['flavor']['name'])
 
@@ -444,16 +444,16 @@ class TestApiBehindKeystone(ApiBehindKeystone):
 
     def test_member_sees_only_what_its_project_may_use(self):
         token, _access = token_of(self.keystone, 'member')
-        names = numbers(self.get('/v2/flavors/', token).json())
+        names = numbers(self.get('/v3/flavors/', token).json())
         self.assertIn(SHARED, names)
         self.assertNotIn(NOT_SHARED, names)
         self.assertIn(GPU_MEDIUM, names)
         for key in (NOT_SHARED, self.private[NOT_SHARED]):
-            response = self.get('/v2/flavors/' + key, token)
+            response = self.get('/v3/flavors/' + key, token)
             self.assertEqual(404, response.status_code, response.text)
-        flavor = self.get('/v2/flavors/' + SHARED, token).json()['flavor']
+        flavor = self.get('/v3/flavors/' + SHARED, token).json()['flavor']
         self.assertNotIn('hosts', flavor)
-        for path in ('/v2/status', '/metrics'):
+        for path in ('/v3/status', '/metrics'):
             response = self.get(path, token)
             self.assertEqual(403, response.status_code, response.text)
             self.assertEqual(403, response.json()['error']['code'])
@@ -461,13 +461,13 @@ class TestApiBehindKeystone(ApiBehindKeystone):
     def test_admin_and_system_reader_see_everything(self):
         for who in ('admin', 'reader'):
             token, _access = token_of(self.keystone, who)
-            names = numbers(self.get('/v2/flavors/', token).json())
+            names = numbers(self.get('/v3/flavors/', token).json())
             self.assertIn(NOT_SHARED, names, who)
             self.assertIn(SHARED, names, who)
-            flavor = self.get('/v2/flavors/' + GPU_MEDIUM,
+            flavor = self.get('/v3/flavors/' + GPU_MEDIUM,
                               token).json()['flavor']
             self.assertIn('hosts', flavor, who)
-            for path in ('/v2/status', '/metrics'):
+            for path in ('/v3/status', '/metrics'):
                 response = self.get(path, token)
                 self.assertEqual(200, response.status_code, who)
 
@@ -524,7 +524,7 @@ class TestKeystoneStopped(base.TestCase):
         answer = self.get('/gpus/flavors/', first)
         self.assertEqual(200, answer.status_code, answer.text)
         self.keystone_server.process.stop()
-        for path in ('/v2/flavors/', '/gpus/flavors/'):
+        for path in ('/v3/flavors/', '/gpus/flavors/'):
             answer = self.get(path, second)
             self.assertEqual(503, answer.status_code, answer.text)
             self.assertEqual('application/json',

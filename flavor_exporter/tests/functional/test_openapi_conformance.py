@@ -43,7 +43,7 @@ class TestOpenApiConformance(test_commands.CommandsTestCase):
         config = self.write_config(lines=['[projects]', 'wait = 0'])
         self.start('flavor-exporter-api', config)
         loopback.wait_for_port(self.port, timeout=60)
-        self.wait_for('/v2/flavors/')
+        self.wait_for('/v3/flavors/')
         st = os.path.join(os.path.dirname(sys.executable), 'st')
         done = subprocess.run(
             [st, '--config-file', CONFIG, 'run',

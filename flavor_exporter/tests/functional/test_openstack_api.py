@@ -81,7 +81,7 @@ class ServedApiTestCase(base.TestCase):
         self.url = 'http://127.0.0.1:%d' % self.port
         # Each process serves the published data within a second.
         deadline = time.monotonic() + 30
-        while requests.get(self.url + '/v2/flavors/',
+        while requests.get(self.url + '/v3/flavors/',
                            timeout=TIMEOUT).status_code != 200:
             self.assertLess(time.monotonic(), deadline)
             time.sleep(0.1)
@@ -105,9 +105,9 @@ class TestRequestIds(ServedApiTestCase):
 
     def test_round_trip(self):
         answers = [requests.get(self.url + path, timeout=TIMEOUT)
-                   for path in ('/v2/flavors/', '/gpus/flavors/', '/',
-                                '/v2/status', '/healthcheck',
-                                '/v2/flavors/no-such-flavor',
+                   for path in ('/v3/flavors/', '/gpus/flavors/', '/',
+                                '/v3/status', '/healthcheck',
+                                '/v3/flavors/no-such-flavor',
                                 '/gpus/flavors/' + 'x' * 5000)]
         self.assertEqual([200, 200, 200, 200, 200, 404, 414],
                          [a.status_code for a in answers])
@@ -118,7 +118,7 @@ class TestRequestIds(ServedApiTestCase):
         # The operator follows a failed request by its id.
         lines = self.log_lines(ids[5])
         self.assertEqual(1, len(lines), lines)
-        self.assertIn('"GET /v2/flavors/no-such-flavor" status: 404',
+        self.assertIn('"GET /v3/flavors/no-such-flavor" status: 404',
                       lines[0])
         refused = self.log_lines(ids[6])
         self.assertEqual(2, len(refused), refused)
@@ -128,7 +128,7 @@ class TestRequestIds(ServedApiTestCase):
         # As python clients send one: keystoneauth's global_request_id.
         client_id = 'req-%s' % uuid.uuid4()
         session = ks_session.Session()
-        answer = session.get(self.url + '/v2/flavors/no-such-flavor',
+        answer = session.get(self.url + '/v3/flavors/no-such-flavor',
                              global_request_id=client_id, raise_exc=False,
                              timeout=TIMEOUT)
         self.assertEqual(404, answer.status_code)
@@ -155,7 +155,7 @@ class TestBehindAProxy(ServedApiTestCase):
     def test_forwarded_scheme_and_host_make_the_urls(self):
         self.serve('[oslo_middleware]', 'enable_proxy_headers_parsing = true')
         links = self.links()
-        self.assertIn('https://capacity.example.org/v2/flavors/', links)
+        self.assertIn('https://capacity.example.org/v3/flavors/', links)
         for link in links:
             self.assertTrue(link.startswith('https://capacity.example.org/'),
                             link)
@@ -178,7 +178,7 @@ class TestCors(ServedApiTestCase):
                  'Access-Control-Request-Headers': 'x-auth-token'}
 
     def preflight(self):
-        return requests.options(self.url + '/v2/flavors/',
+        return requests.options(self.url + '/v3/flavors/',
                                 headers=self.PREFLIGHT, timeout=TIMEOUT)
 
     def test_preflight_allowed_by_configuration(self):
@@ -188,7 +188,7 @@ class TestCors(ServedApiTestCase):
         self.assertEqual(PORTAL, answer.headers['Access-Control-Allow-Origin'])
         self.assertEqual('GET', answer.headers['Access-Control-Allow-Methods'])
         self.assertRegex(answer.headers[HEADER], ID)
-        served = requests.get(self.url + '/v2/flavors/',
+        served = requests.get(self.url + '/v3/flavors/',
                               headers={'Origin': PORTAL}, timeout=TIMEOUT)
         self.assertEqual(PORTAL, served.headers['Access-Control-Allow-Origin'])
         self.assertIn(HEADER, served.headers[
@@ -205,6 +205,6 @@ class TestCors(ServedApiTestCase):
     def test_other_origins_refused(self):
         self.serve('[cors]', 'allowed_origin = %s' % PORTAL)
         answer = requests.options(
-            self.url + '/v2/flavors/', timeout=TIMEOUT,
+            self.url + '/v3/flavors/', timeout=TIMEOUT,
             headers=dict(self.PREFLIGHT, Origin='https://elsewhere.example'))
         self.assertNotIn('Access-Control-Allow-Origin', answer.headers)

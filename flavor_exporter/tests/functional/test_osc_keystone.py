@@ -96,7 +96,7 @@ class TestOpenstackCapacityCommand(ka.ApiBehindKeystone):
         self.assertEqual(0, done.returncode, done.stderr)
         listed = json.loads(done.stdout)
         token, _access = ka.token_of(self.keystone, 'member')
-        served = self.get('/v2/flavors/', token).json()['flavors']
+        served = self.get('/v3/flavors/', token).json()['flavors']
         self.assertEqual(
             [(f['id'], f['name'], f['total'], f['available'])
              for f in served],
@@ -147,7 +147,7 @@ class TestOpenstackCapacityCommand(ka.ApiBehindKeystone):
                               env={})
         self.assertEqual(0, done.returncode, done.stderr)
         self.assertEqual(
-            [f['name'] for f in self.get('/v2/flavors/', token)
+            [f['name'] for f in self.get('/v3/flavors/', token)
              .json()['flavors']],
             [f['Name'] for f in json.loads(done.stdout)])
         done = self.openstack('--os-token', 'not-a-token', '--os-endpoint',

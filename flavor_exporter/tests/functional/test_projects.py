@@ -105,10 +105,10 @@ class TestProjectsOnTheCloud(test_commands.CommandsTestCase):
         self.start('flavor-exporter-worker', config)
         self.start('flavor-exporter-api', config)
         loopback.wait_for_port(self.port, timeout=60)
-        self.wait_for('/v2/flavors/', timeout=120)
+        self.wait_for('/v3/flavors/', timeout=120)
         for project in EXPECTED:
             started = time.monotonic()
-            served = self.wait_for('/v2/projects/%s/flavors/' % project,
+            served = self.wait_for('/v3/projects/%s/flavors/' % project,
                                    timeout=60)
             print('first GET of %s: %.1f s' % (
                 project, time.monotonic() - started))

@@ -108,7 +108,7 @@ class TestSampleConfiguration(ka.WorkerCredentialsBase):
             stderr=subprocess.STDOUT, start_new_session=True)
         self.addCleanup(fe_fixtures.stop_process_group, process)
         loopback.wait_for_port(port, timeout=120, process=process)
-        answer = test_api_uwsgi.fetch_ok(port, '/v2/flavors/', timeout=180)
+        answer = test_api_uwsgi.fetch_ok(port, '/v3/flavors/', timeout=180)
         self.assertEqual(200, answer[0], answer)
         return json.loads(answer[2])
 

@@ -46,7 +46,7 @@ WEST_BROKEN_PATHS = ('/resource_providers', '/allocation_candidates')
 
 
 def numbers(document):
-    """{flavor name: (total, available)} of a /v2/flavors/ document."""
+    """{flavor name: (total, available)} of a /v3/flavors/ document."""
     return {f['name']: (f['total'], f['available'])
             for f in document['flavors']}
 
@@ -145,16 +145,16 @@ class TestSeveralClouds(SeveralCloudsTestCase):
         self.start('flavor-exporter-api', config)
         loopback.wait_for_port(self.port, timeout=60)
 
-        listed = self.wait_for('/v2/clouds/')['clouds']
+        listed = self.wait_for('/v3/clouds/')['clouds']
         self.assertEqual([(EAST, True, False), (WEST, False, False)],
                          [(c['name'], c['default'], c['stale'])
                           for c in listed])
         for name in CLOUDS:
             self.assertEqual(expected[name], numbers(
-                self.wait_for('/v2/clouds/%s/flavors/' % name)))
+                self.wait_for('/v3/clouds/%s/flavors/' % name)))
         # The routes of one cloud serve the default one.
         self.assertEqual(expected[EAST],
-                         numbers(self.wait_for('/v2/flavors/')))
+                         numbers(self.wait_for('/v3/flavors/')))
         legacy = self.wait_for('/gpus/flavors/')
         self.assertEqual(
             sorted((f['id'], f['name'], f['available'], f['total'])
@@ -163,7 +163,7 @@ class TestSeveralClouds(SeveralCloudsTestCase):
                     f['available'], f['total'])
                    for f in legacy['flavors']))
 
-        status, headers, body = self.fetch('/v2/clouds/nope/flavors/')
+        status, headers, body = self.fetch('/v3/clouds/nope/flavors/')
         self.assertEqual(404, status, body)
         self.assertIn('application/json', headers['Content-Type'])
         self.assertIn('No cloud is named "nope"',
@@ -221,7 +221,7 @@ class TestSeveralClouds(SeveralCloudsTestCase):
         self.assertEqual(0, east['refresh']['consecutive_failures'])
         self.assertEqual({EAST: False, WEST: True}, {
             c['name']: c['stale']
-            for c in self.wait_for('/v2/clouds/')['clouds']})
+            for c in self.wait_for('/v3/clouds/')['clouds']})
         status, _headers, body = self.fetch('/healthcheck')
         self.assertEqual(200, status, body)
         self.assertTrue(body.startswith(b'DEGRADED'), body)
@@ -246,7 +246,7 @@ class TestSeveralClouds(SeveralCloudsTestCase):
                 status['refresh']['consecutive_failures'] == 0)
 
     def status(self, name):
-        return self.wait_for('/v2/clouds/%s/status' % name)
+        return self.wait_for('/v3/clouds/%s/status' % name)
 
     def status_if(self, name, condition):
         """The status of cloud name if condition(status), else None."""

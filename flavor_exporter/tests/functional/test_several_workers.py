@@ -91,7 +91,7 @@ class TestSeveralWorkers(test_several_clouds.SeveralCloudsTestCase):
 
     def fetch_waiting(self, cloud):
         """GET a cloud's flavors, waiting as long as a cold computation."""
-        url = 'http://127.0.0.1:%d/v2/clouds/%s/flavors/' % (self.port,
+        url = 'http://127.0.0.1:%d/v3/clouds/%s/flavors/' % (self.port,
                                                              cloud)
         try:
             with urllib.request.urlopen(url, timeout=300) as response:
@@ -195,13 +195,13 @@ class TestSeveralWorkers(test_several_clouds.SeveralCloudsTestCase):
         self.wait_for_both('nothing published after a memcached died')
         for name in CLOUDS:
             answer = test_api_uwsgi.fetch_ok(
-                self.port, '/v2/clouds/%s/flavors/' % name,
+                self.port, '/v3/clouds/%s/flavors/' % name,
                 timeout=INTERVAL)
             self.assertEqual(expected[name], self.flavors(answer))
         self.assertEqual(
             [(name, False) for name in CLOUDS],
             [(c['name'], c['stale'])
-             for c in self.wait_for('/v2/clouds/')['clouds']])
+             for c in self.wait_for('/v3/clouds/')['clouds']])
 
         for name in CLOUDS:
             self.assertEqual(sorted(self.sequences[name]),

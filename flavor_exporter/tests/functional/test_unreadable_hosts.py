@@ -16,7 +16,7 @@
 The worker reads Nova and Placement through testcloud.faultproxy, which
 answers a chosen call with a 500 or with a 200 whose body is unreadable,
 or leaves an entry out of (or spoils one in) the real answer; what the
-API then serves (documents, /v2/status, /metrics, /healthcheck) must say
+API then serves (documents, /v3/status, /metrics, /healthcheck) must say
 which host was left out and why, or keep the last good data. Every host
 the compute services list names is in every document, counted or
 excluded with a reason.
@@ -80,12 +80,12 @@ class UnreadableHostTest(base.TestCase):
         return self.refresher(source).refresh()
 
     def flavor(self, name):
-        listed = self.api.get('/v2/flavors/').json['flavors']
+        listed = self.api.get('/v3/flavors/').json['flavors']
         [flavor_id] = [f['id'] for f in listed if f['name'] == name]
-        return self.api.get('/v2/flavors/%s' % flavor_id).json
+        return self.api.get('/v3/flavors/%s' % flavor_id).json
 
     def status(self):
-        return self.api.get('/v2/status').json['refresh']
+        return self.api.get('/v3/status').json['refresh']
 
     def test_healthy_cloud_baseline(self):
         self.assertTrue(self.refresh())
@@ -155,13 +155,13 @@ class UnreadableHostTest(base.TestCase):
 
     def test_500_beyond_the_bound_keeps_the_last_good_data(self):
         self.assertTrue(self.refresh())
-        generation = self.api.get('/v2/status').json['current'][
+        generation = self.api.get('/v3/status').json['current'][
             'generation']
         # One host of three is more than the default 10 %.
         self.proxy.break_path(
             '/resource_providers/%s/inventories' % self.broken, status=500)
         self.assertFalse(self.refresh())
-        status = self.api.get('/v2/status').json
+        status = self.api.get('/v3/status').json
         self.assertEqual(generation, status['current']['generation'])
         self.assertEqual(1, status['refresh']['consecutive_failures'])
         message = status['refresh']['last_error']['message']
@@ -180,21 +180,21 @@ class UnreadableHostTest(base.TestCase):
     def test_unreadable_allocation_candidates_change_no_number(self):
         # Usages then come from each provider's own usages call.
         self.assertTrue(self.refresh())
-        before = self.api.get('/v2/flavors/').json['flavors']
+        before = self.api.get('/v3/flavors/').json['flavors']
         for body in (b'<html>upstream answered nothing</html>',
                      b'{"allocation_requests": []}'):
             self.proxy.break_path('/allocation_candidates', status=200,
                                   body=body)
             self.assertTrue(self.refresh())
             self.assertEqual(before,
-                             self.api.get('/v2/flavors/').json['flavors'])
+                             self.api.get('/v3/flavors/').json['flavors'])
             self.assertEqual(0, self.status()['unreadable_host_count'])
         # A 500 there is Placement failing, not one provider: no data.
         self.proxy.break_path('/allocation_candidates', status=500)
         self.assertFalse(self.refresh())
         self.assertIn('/allocation_candidates answered 500',
                       self.status()['last_error']['message'])
-        self.assertEqual(before, self.api.get('/v2/flavors/').json['flavors'])
+        self.assertEqual(before, self.api.get('/v3/flavors/').json['flavors'])
 
     def test_entry_spoilt_in_a_usages_answer_is_unreadable(self):
         # A class missing from a usage answer is not known to be unused,
@@ -323,7 +323,7 @@ class UnreadableHostTest(base.TestCase):
         # say so: no aggregate (every zone the default one, the pinned
         # flavor nowhere), no compute service, no node.
         self.assertTrue(self.refresh())
-        before = self.api.get('/v2/flavors/').json['flavors']
+        before = self.api.get('/v3/flavors/').json['flavors']
         self.assertEqual(2, self.flavor(PINNED)['flavor']['total'])
         for path, body, said in (
                 ('/os-aggregates', b'{"aggregates": {}}',
@@ -339,4 +339,4 @@ class UnreadableHostTest(base.TestCase):
             self.assertFalse(self.refresh())
             self.assertIn(said, self.status()['last_error']['message'])
             self.assertEqual(
-                before, self.api.get('/v2/flavors/').json['flavors'])
+                before, self.api.get('/v3/flavors/').json['flavors'])

@@ -96,8 +96,8 @@ class ApiTestCase(base.TestCase):
 
         def answer():
             while not stop.wait(0.01):
-                if store.refresh_request() is not None:
-                    store.clear_refresh_request()
+                if store.refresh_requests.pending() is not None:
+                    store.refresh_requests.clear()
                     refresher.refresh()
         thread = threading.Thread(target=answer, daemon=True)
         thread.start()

@@ -30,7 +30,7 @@ def answering(response):
 
 class TestAuthErrors(base.BaseTestCase):
 
-    def call(self, response, path='/v2/flavors/', accept='text/html'):
+    def call(self, response, path='/v3/flavors/', accept='text/html'):
         request = webob.Request.blank(path, headers={'Accept': accept})
         return request.get_response(
             auth_errors.AuthErrors(answering(response)))

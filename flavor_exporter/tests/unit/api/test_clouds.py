@@ -49,28 +49,28 @@ class TestRoutes(CloudsTestCase):
         self.publish()
         self.publish_west()
         every = ['1', 'bad', 'g1', 'g2', 'index']
-        self.assertEqual(every, ids(self.app.get('/v2/clouds/east/flavors/')))
+        self.assertEqual(every, ids(self.app.get('/v3/clouds/east/flavors/')))
         self.assertEqual(['1', 'g1'],
-                         ids(self.app.get('/v2/clouds/west/flavors')))
+                         ids(self.app.get('/v3/clouds/west/flavors')))
         self.assertEqual(['g1'], ids(self.app.get(
-            '/v2/clouds/west/flavors/?gpu=true')))
-        flavor = self.app.get('/v2/clouds/west/flavors/gpu.a100').json
+            '/v3/clouds/west/flavors/?gpu=true')))
+        flavor = self.app.get('/v3/clouds/west/flavors/gpu.a100').json
         self.assertEqual('g1', flavor['flavor']['id'])
         self.assertIn('hosts', flavor['flavor'])
         self.assertJsonError(
-            self.app.get('/v2/clouds/west/flavors/g2', status=404), 404,
+            self.app.get('/v3/clouds/west/flavors/g2', status=404), 404,
             'No flavor has the id or name "g2"')
-        status = self.app.get('/v2/clouds/west/status').json
+        status = self.app.get('/v3/clouds/west/status').json
         self.assertEqual(self.west_store.reader.current()['generation'],
                          status['current']['generation'])
 
     def test_unprefixed_and_legacy_routes_serve_the_default_cloud(self):
         self.publish()
         self.publish_west()
-        self.assertEqual(ids(self.app.get('/v2/clouds/east/flavors/')),
-                         ids(self.app.get('/v2/flavors/')))
+        self.assertEqual(ids(self.app.get('/v3/clouds/east/flavors/')),
+                         ids(self.app.get('/v3/flavors/')))
         self.assertEqual(self.store.reader.current()['generation'],
-                         self.app.get('/v2/status').json['current'][
+                         self.app.get('/v3/status').json['current'][
                              'generation'])
         self.assertEqual(['GPU.V100-small', 'gpu.a100'], sorted(
             f['flavor_name'] for f in self.app.get('/gpus/flavors').json[
@@ -80,17 +80,17 @@ class TestRoutes(CloudsTestCase):
         self.flags(default_cloud='west')
         self.publish_west()
         self.publish_in(self.store, None)
-        self.assertEqual(['1', 'g1'], ids(self.app.get('/v2/flavors/')))
+        self.assertEqual(['1', 'g1'], ids(self.app.get('/v3/flavors/')))
         self.assertEqual(['gpu.a100'], [f['flavor_name'] for f in self.app.get(
             '/gpus/flavors').json['flavors']])
         self.assertEqual(5, len(ids(self.app.get(
-            '/v2/clouds/east/flavors/'))))
+            '/v3/clouds/east/flavors/'))))
 
     def test_clouds_listed_with_their_freshness(self):
         self.publish()
-        listed = self.app.get('/v2/clouds/').json['clouds']
+        listed = self.app.get('/v3/clouds/').json['clouds']
         self.assertEqual(['east', 'west'], [c['name'] for c in self.app.get(
-            '/v2/clouds').json['clouds']])
+            '/v3/clouds').json['clouds']])
         east, west = listed
         self.assertEqual(('east', True, False),
                          (east['name'], east['default'], east['stale']))
@@ -99,36 +99,36 @@ class TestRoutes(CloudsTestCase):
                           'age_seconds': None, 'stale': True,
                           'links': [
                               {'rel': 'flavors',
-                               'href': 'http://localhost/v2/clouds/west/'
+                               'href': 'http://localhost/v3/clouds/west/'
                                        'flavors/'},
                               {'rel': 'status',
-                               'href': 'http://localhost/v2/clouds/west/'
+                               'href': 'http://localhost/v3/clouds/west/'
                                        'status'}]}, west)
 
     def test_one_cold_cloud_leaves_the_other_served(self):
         self.publish()
-        self.app.get('/v2/clouds/west/flavors/', status=503)
+        self.app.get('/v3/clouds/west/flavors/', status=503)
         self.assertEqual(200, self.app.get(
-            '/v2/clouds/east/flavors/').status_int)
-        status = self.app.get('/v2/clouds/west/status').json
+            '/v3/clouds/east/flavors/').status_int)
+        status = self.app.get('/v3/clouds/west/status').json
         self.assertIsNone(status['current'])
         self.assertTrue(status['stale'])
 
     def test_unknown_cloud(self):
-        for path in ('/v2/clouds/north/flavors/', '/v2/clouds/north/status',
-                     '/v2/clouds/north/flavors/g1'):
+        for path in ('/v3/clouds/north/flavors/', '/v3/clouds/north/status',
+                     '/v3/clouds/north/flavors/g1'):
             self.assertJsonError(
                 self.app.get(path, status=404), 404,
-                'No cloud is named "north"; GET /v2/clouds lists them.')
-        for path in ('/v2/clouds/east', '/v2/clouds/north'):
+                'No cloud is named "north"; GET /v3/clouds/ lists them.')
+        for path in ('/v3/clouds/east', '/v3/clouds/north'):
             self.assertJsonError(self.app.get(path, status=404), 404)
         self.assertJsonError(
-            self.app.get('/v2/clouds/?x=1', status=400), 400)
+            self.app.get('/v3/clouds/?x=1', status=400), 400)
 
     def test_a_cold_cloud_asks_its_own_worker(self):
         self.flags(group='api', compute_on_miss=True)
         self.answer_refresh_requests(self.west_store)
-        self.app.get('/v2/clouds/west/flavors/')
+        self.app.get('/v3/clouds/west/flavors/')
         self.assertIsNotNone(self.west_store.reader.current())
         self.assertIsNone(self.store.reader.current())
         self.assertEqual(1, self.source.collections)

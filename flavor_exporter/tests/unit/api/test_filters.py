@@ -17,6 +17,7 @@ import json
 
 import webob.multidict
 
+from flavor_exporter.api import errors
 from flavor_exporter.api import filters
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
@@ -26,9 +27,9 @@ def params(*pairs):
     return webob.multidict.MultiDict(pairs)
 
 
-def v2_list():
+def v3_list():
     docs, _ = sample.documents()
-    return json.loads(docs['v2/flavors'])
+    return json.loads(docs['v3/flavors'])
 
 
 class TestListQuery(base.BaseTestCase):
@@ -37,13 +38,13 @@ class TestListQuery(base.BaseTestCase):
         return filters.ListQuery.from_params(params(*pairs))
 
     def assertRefused(self, message, *pairs):
-        exc = self.assertRaises(filters.BadQuery, self.parse, *pairs)
+        exc = self.assertRaises(errors.BadRequest, self.parse, *pairs)
         self.assertIn(message, str(exc))
 
     def test_nothing(self):
         query = self.parse()
         self.assertEqual((None, None, None), query)
-        self.assertEqual('v2/flavors', query.document())
+        self.assertEqual('v3/flavors', query.document())
         self.assertFalse(query.rewrites)
 
     def test_gpu(self):
@@ -53,9 +54,9 @@ class TestListQuery(base.BaseTestCase):
             query = self.parse(('gpu', value))
             self.assertIs(wanted, query.gpu)
             self.assertFalse(query.rewrites)
-        self.assertEqual('v2/flavors?gpu=true',
+        self.assertEqual('v3/flavors?gpu=true',
                          self.parse(('gpu', 'yes')).document())
-        self.assertEqual('v2/flavors?gpu=false',
+        self.assertEqual('v3/flavors?gpu=false',
                          self.parse(('gpu', '0')).document())
 
     def test_name_and_zone_rewrite(self):
@@ -77,7 +78,7 @@ class TestListQuery(base.BaseTestCase):
 
     def test_refuse_any(self):
         filters.refuse_any(params())
-        exc = self.assertRaises(filters.BadQuery, filters.refuse_any,
+        exc = self.assertRaises(errors.BadRequest, filters.refuse_any,
                                 params(('gpu', 'true')))
         self.assertIn('gpu', str(exc))
 
@@ -86,7 +87,7 @@ class TestApply(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        self.document = v2_list()
+        self.document = v3_list()
         self.zones = filters.known_zones(self.document)
 
     def apply(self, **kw):
@@ -122,7 +123,7 @@ class TestApply(base.BaseTestCase):
         self.assertIsNotNone(result['bad']['error'])
 
     def test_unknown_zone(self):
-        exc = self.assertRaises(filters.BadQuery, self.apply,
+        exc = self.assertRaises(errors.BadRequest, self.apply,
                                 availability_zone='nova')
         self.assertEqual('Unknown availability zone "nova". Known: az1, '
                          'az2.', str(exc))

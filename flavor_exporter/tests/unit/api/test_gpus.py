@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""GPU types: /v2/gpus, /v2/gpus/{gpu_type} and the predecessor's /gpus.
+"""GPU types: /v3/gpus, /v3/gpus/{gpu_type} and the predecessor's /gpus.
 
 The sample cloud (tests/sample_cloud.py) has 4 a100 on cmp000 (az1, 2
 used) and 2 v100 on each of cmp001 (az2) and cmp002 (az2, disabled: its
@@ -46,28 +46,28 @@ class TestV2(base.ApiTestCase):
 
     def test_list_served_as_published(self):
         docs = self.publish()
-        for path in ('/v2/gpus/', '/v2/gpus', '/v2/clouds/default/gpus/'):
+        for path in ('/v3/gpus/', '/v3/gpus', '/v3/clouds/default/gpus/'):
             response = self.app.get(path)
-            self.assertEqual(docs[pub.V2_GPUS], response.body, path)
+            self.assertEqual(docs[pub.V3_GPUS], response.body, path)
         body = response.json
-        self.assertEqual(['timestamp', 'source', 'stale',
-                          'unreadable_hosts', 'gpus'], list(body))
+        self.assertEqual(['timestamp', 'source', 'stale', 'partial',
+                          'unreadable_host_count', 'gpus'], list(body))
         self.assertEqual([A100, V100], body['gpus'])
 
     def test_validators_and_staleness(self):
         self.publish()
-        first = self.app.get('/v2/gpus/')
-        self.assertEqual(304, self.app.get('/v2/gpus/', headers={
+        first = self.app.get('/v3/gpus/')
+        self.assertEqual(304, self.app.get('/v3/gpus/', headers={
             'If-None-Match': first.headers['ETag']}).status_int)
         self.publish(age=3600)
-        stale = self.app.get('/v2/gpus/')
+        stale = self.app.get('/v3/gpus/')
         self.assertIs(True, stale.json['stale'])
         self.assertEqual('true', stale.headers['X-Flavor-Exporter-Stale'])
         self.assertNotEqual(first.headers['ETag'], stale.headers['ETag'])
 
     def test_availability_zone(self):
         self.publish()
-        body = self.app.get('/v2/gpus/?availability_zone=az2').json
+        body = self.app.get('/v3/gpus/?availability_zone=az2').json
         self.assertEqual(
             [dict(A100, **figures(0, 0, 0), availability_zones={}), V100],
             body['gpus'])
@@ -80,14 +80,14 @@ class TestV2(base.ApiTestCase):
                 ('availability_zone=', 'must not be empty'),
                 ('availability_zone=az1&availability_zone=az2', 'once'),
                 ('gpu=true', 'Unknown query parameter(s): gpu')):
-            self.assertJsonError(self.app.get('/v2/gpus/?' + query,
+            self.assertJsonError(self.app.get('/v3/gpus/?' + query,
                                               status=400), 400, message)
 
     def test_one_type_with_its_hosts(self):
         docs = self.publish()
-        body = self.app.get('/v2/gpus/v100').json
-        self.assertEqual(['timestamp', 'source', 'stale',
-                          'unreadable_hosts', 'gpu'], list(body))
+        body = self.app.get('/v3/gpus/v100').json
+        self.assertEqual(['timestamp', 'source', 'stale', 'partial',
+                          'unreadable_host_count', 'gpu'], list(body))
         hosts = body['gpu'].pop('hosts')
         self.assertEqual(V100, body['gpu'])
         row = {'availability_zone': 'az2', 'total': 2, 'used': 0,
@@ -97,18 +97,18 @@ class TestV2(base.ApiTestCase):
                  blocked_by=None),
             dict(row, host='cmp002', node='cmp002.example.org', stranded=2,
                  blocked_by=DISABLED)], hosts)
-        self.assertEqual(self.app.get('/v2/clouds/default/gpus/v100/').body,
-                         self.app.get('/v2/gpus/v100').body)
-        self.assertNotEqual(docs[pub.v2_gpu('v100')],
-                            self.app.get('/v2/gpus/v100').body)
+        self.assertEqual(self.app.get('/v3/clouds/default/gpus/v100/').body,
+                         self.app.get('/v3/gpus/v100').body)
+        self.assertNotEqual(docs[pub.v3_gpu('v100')],
+                            self.app.get('/v3/gpus/v100').body)
 
     def test_unknown_type_and_cloud(self):
         self.publish()
-        self.assertJsonError(self.app.get('/v2/gpus/A100', status=404), 404,
+        self.assertJsonError(self.app.get('/v3/gpus/A100', status=404), 404,
                              'No GPU type is named "A100"')
-        self.assertJsonError(self.app.get('/v2/clouds/west/gpus/',
+        self.assertJsonError(self.app.get('/v3/clouds/west/gpus/',
                                           status=404), 404, 'No cloud')
-        self.assertJsonError(self.app.get('/v2/gpus/v100?x=1', status=400),
+        self.assertJsonError(self.app.get('/v3/gpus/v100?x=1', status=400),
                              400, 'takes none')
 
     def test_data_of_a_worker_without_gpu_types(self):
@@ -119,13 +119,13 @@ class TestV2(base.ApiTestCase):
         docs = {name: body for name, body in docs.items()
                 if 'gpu/' not in name and not name.endswith('gpus')}
         self.store.publish(docs, pointer, collected_at)
-        for path in ('/v2/gpus/', '/v2/gpus/v100', '/v2/gpus/unknown'):
+        for path in ('/v3/gpus/', '/v3/gpus/v100', '/v3/gpus/unknown'):
             self.assertJsonError(self.app.get(path, status=503), 503,
-                                 'no v2/gpus document')
+                                 'no v3/gpus document')
         for path in ('/gpus', '/gpus/v100', '/gpus/unknown'):
             self.assertJsonError(self.app.get(path, status=503), 503,
                                  'no legacy/gpus document', legacy=True)
-        self.assertEqual(200, self.app.get('/v2/flavors/').status_int)
+        self.assertEqual(200, self.app.get('/v3/flavors/').status_int)
 
 
 class TestLegacy(base.ApiTestCase):
@@ -166,10 +166,10 @@ class TestPolicy(test_policy.PolicyTestCase):
     def test_members_see_the_types_not_the_hosts(self):
         member = test_policy.MEMBER
         self.assertEqual(['a100', 'v100'], [
-            t['type'] for t in self.get('/v2/gpus/', member).json['gpus']])
+            t['type'] for t in self.get('/v3/gpus/', member).json['gpus']])
         # The published document as it is: no per-host rows.
-        self.assertEqual(self.served[pub.v2_gpu('v100')],
-                         self.get('/v2/gpus/v100', member).body)
+        self.assertEqual(self.served[pub.v3_gpu('v100')],
+                         self.get('/v3/gpus/v100', member).body)
         self.assertEqual(2, len(self.get('/gpus', member).json))
         self.get('/gpus/v100', member)
 
@@ -177,4 +177,4 @@ class TestPolicy(test_policy.PolicyTestCase):
         for caller in (test_policy.ADMIN, test_policy.SYSTEM_READER):
             self.assertEqual(['cmp001', 'cmp002'], [
                 row['host'] for row in self.get(
-                    '/v2/gpus/v100', caller).json['gpu']['hosts']])
+                    '/v3/gpus/v100', caller).json['gpu']['hosts']])

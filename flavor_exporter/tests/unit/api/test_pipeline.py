@@ -66,21 +66,21 @@ class TestRequestId(PipelineTestCase):
 
     def test_every_answer_has_its_own(self):
         self.publish()
-        etag = self.app.get('/v2/flavors/').headers['ETag']
+        etag = self.app.get('/v3/flavors/').headers['ETag']
         answers = [
-            self.app.get('/v2/flavors/'),
+            self.app.get('/v3/flavors/'),
             self.app.get('/gpus/flavors/g1'),
-            self.app.get('/v2/flavors/', headers={'If-None-Match': etag},
+            self.app.get('/v3/flavors/', headers={'If-None-Match': etag},
                          status=304),
-            self.app.get('/v2/flavors/nope', status=404),
-            self.app.get('/v2/flavors/?bogus=1', status=400),
-            self.app.post('/v2/flavors/', status=405),
-            self.app.get('/v2/' + 'a' * 5000, status=414),
+            self.app.get('/v3/flavors/nope', status=404),
+            self.app.get('/v3/flavors/?bogus=1', status=400),
+            self.app.post('/v3/flavors/', status=405),
+            self.app.get('/v3/' + 'a' * 5000, status=414),
             self.app.get('/', headers={'X-Big': 'a' * 40000}, status=431),
-            self.app.get('/', extra_environ={'PATH_INFO': '/v2/\xff'},
+            self.app.get('/', extra_environ={'PATH_INFO': '/v3/\xff'},
                          status=400),
             self.app.get('/'),
-            self.app.get('/v2/status'),
+            self.app.get('/v3/status'),
             self.app.get('/healthcheck'),
             self.app.head('/healthcheck', status=204),
             self.app.get('/docs', status=301),
@@ -89,43 +89,75 @@ class TestRequestId(PipelineTestCase):
         self.assertEqual(len(ids), len(set(ids)))
 
     def test_cold_cache_answer(self):
-        self.request_id(self.app.get('/v2/flavors/', status=503))
+        self.request_id(self.app.get('/v3/flavors/', status=503))
 
     def test_unanswered_exception_is_a_json_500_with_the_id(self):
         logs = self.capture_logs()
         with mock.patch('flavor_exporter.api.dispatch.Dispatcher.__call__',
                         side_effect=RuntimeError('boom')):
-            response = self.app.get('/v2/flavors/', status=500)
+            response = self.app.get('/v3/flavors/', status=500)
         self.assertJsonError(response, 500, 'the API log has the details')
         error = [line for line in logs.lines if
-                 'Unexpected error answering GET /v2/flavors/: boom' in line]
+                 'Unexpected error answering GET /v3/flavors/: boom' in line]
         self.assertEqual(1, len(error), logs.lines)
         self.assertIn(self.request_id(response), error[0])
 
     def test_log_lines_name_it(self):
         logs = self.capture_logs()
         response = self.app.get('/', status=400, extra_environ={
-            'PATH_INFO': '/v2/flavors/\xff'})
+            'PATH_INFO': '/v3/flavors/\xff'})
         ours = self.request_id(response)
         lines = [line for line in logs.lines if ours in line]
         # request_limits' refusal and the request's own line.
         self.assertEqual(2, len(lines), logs.lines)
         self.assertIn('Refused GET', lines[0])
-        self.assertIn('"GET /v2/flavors/\xff" status: 400', lines[1])
+        self.assertIn('"GET /v3/flavors/%FF" status: 400', lines[1])
 
-    def test_error_answers_logged_at_info_others_at_debug(self):
+
+class TestRequestLog(PipelineTestCase):
+
+    def test_one_info_line_per_request(self):
         self.publish()
         logs = self.capture_logs()
-        self.app.get('/v2/flavors/')
-        self.app.get('/v2/flavors/nope', status=404)
+        ours = self.request_id(self.app.get('/v3/flavors/'))
+        self.app.get('/v3/flavors/nope', status=404)
         lines = [line for line in logs.lines if 'status: ' in line]
         self.assertEqual(2, len(lines), logs.lines)
-        self.assertIn(' DEBUG ', lines[0])
+        self.assertRegex(lines[0], r' INFO .*%s.*\] - "GET '
+                         r'/v3/flavors/" status: 200 len: \d+ time: '
+                         r'0\.\d{6}$' % ours)
         self.assertIn(' INFO ', lines[1])
+        self.assertIn('"GET /v3/flavors/nope" status: 404', lines[1])
+
+    def test_errors_only(self):
+        self.flags(group='api', log_requests=False)
+        self.publish()
+        logs = self.capture_logs()
+        self.app.get('/v3/flavors/')
+        self.app.get('/v3/flavors/nope', status=404)
+        lines = [line for line in logs.lines if 'status: ' in line]
+        self.assertEqual(1, len(lines), logs.lines)
+        self.assertIn('status: 404', lines[0])
+
+    def test_a_url_cannot_forge_a_line(self):
+        logs = self.capture_logs()
+        forged = ('/gpus/flavors/x\n2026-12-03 12:00:00.000 1 INFO '
+                  'flavor_exporter.api [-] "GET /admin" status: 200')
+        self.app.get('/', status=404, extra_environ={
+            'PATH_INFO': forged, 'REMOTE_ADDR': '10.0.0.1'})
+        self.app.get('/', status=404, extra_environ={
+            'PATH_INFO': '/x\x1b[31m"\\'})
+        lines = [line for line in '\n'.join(logs.lines).splitlines()
+                 if 'status: ' in line]
+        self.assertEqual(2, len(lines), logs.lines)
+        self.assertIn('"GET /gpus/flavors/x%0A2026-12-03%2012:00:00.000%20'
+                      '1%20INFO%20flavor_exporter.api%20[-]%20%22GET%20'
+                      '/admin%22%20status:%20200" status: 404', lines[0])
+        self.assertIn('"GET /x%1B[31m%22%5C" status: 404', lines[1])
 
     def test_client_id_is_the_global_id(self):
         logs = self.capture_logs()
-        response = self.app.get('/v2/flavors/nope', status=503, headers={
+        response = self.app.get('/v3/flavors/nope', status=503, headers={
             request_id.HEADER: CLIENT_ID})
         ours = self.request_id(response)
         # Its own id answered, as oslo.middleware does; the client's is
@@ -136,7 +168,7 @@ class TestRequestId(PipelineTestCase):
 
     def test_malformed_client_id_ignored(self):
         logs = self.capture_logs()
-        response = self.app.get('/v2/flavors/nope', status=503, headers={
+        response = self.app.get('/v3/flavors/nope', status=503, headers={
             request_id.HEADER: 'req-not-an-id; rm -rf'})
         line = [line for line in logs.lines
                 if self.request_id(response) in line][-1]
@@ -197,7 +229,7 @@ class TestProxyHeaders(PipelineTestCase):
         self.assertIn('http://localhost/openapi.json',
                       self.links(self.PROXIED))
         # Not even a layer that would read the option per request.
-        self.assertIsInstance(self.app.app.application,
+        self.assertIsInstance(self.app.app.application._app,
                               request_limits.RequestLimits)
 
     def test_forwarded_scheme_and_host(self):
@@ -218,11 +250,11 @@ class TestProxyHeaders(PipelineTestCase):
         self.flags(group='oslo_middleware', enable_proxy_headers_parsing=True)
         self.publish()
         headers = dict(self.PROXIED, **{'X-Forwarded-Prefix': '/capacity'})
-        self.assertIn('https://capacity.example.org/capacity/v2/clouds/',
+        self.assertIn('https://capacity.example.org/capacity/v3/clouds/',
                       [link['href'] for link in self.app.get(
                           '/', headers=headers).json['versions'][0]['links']])
         # Routes are still found from the path under the prefix.
-        self.assertEqual(200, self.app.get('/v2/flavors/',
+        self.assertEqual(200, self.app.get('/v3/flavors/',
                                            headers=headers).status_int)
 
 
@@ -231,7 +263,7 @@ class TestCors(PipelineTestCase):
     PREFLIGHT = {'Origin': PORTAL, 'Access-Control-Request-Method': 'GET',
                  'Access-Control-Request-Headers': 'X-Auth-Token'}
 
-    def preflight(self, path='/v2/flavors/', **kwargs):
+    def preflight(self, path='/v3/flavors/', **kwargs):
         return self.app.options(path, headers=kwargs.pop(
             'headers', self.PREFLIGHT), **kwargs)
 
@@ -267,7 +299,7 @@ class TestCors(PipelineTestCase):
     def test_answers_a_browser_may_read(self):
         self.flags(group='cors', allowed_origin=[PORTAL])
         self.publish()
-        response = self.app.get('/v2/flavors/', headers={'Origin': PORTAL})
+        response = self.app.get('/v3/flavors/', headers={'Origin': PORTAL})
         self.assertEqual(PORTAL,
                          response.headers['Access-Control-Allow-Origin'])
         exposed = response.headers['Access-Control-Expose-Headers'].split(',')
@@ -275,17 +307,17 @@ class TestCors(PipelineTestCase):
                        'Retry-After'):
             self.assertIn(header, exposed)
         # Refusals too: a portal's script reads why.
-        refused = self.app.get('/v2/' + 'a' * 5000, status=414,
+        refused = self.app.get('/v3/' + 'a' * 5000, status=414,
                                headers={'Origin': PORTAL})
         self.assertEqual(PORTAL,
                          refused.headers['Access-Control-Allow-Origin'])
 
     def test_requests_without_origin_untouched(self):
         self.publish()
-        plain = self.app.get('/v2/flavors/').headers
+        plain = self.app.get('/v3/flavors/').headers
         self.flags(group='cors', allowed_origin=[PORTAL])
         self._app = None
-        configured = self.app.get('/v2/flavors/').headers
+        configured = self.app.get('/v3/flavors/').headers
         self.assertEqual(
             sorted(k for k in plain if k != request_id.HEADER),
             sorted(k for k in configured if k != request_id.HEADER))
@@ -299,7 +331,7 @@ class TestCors(PipelineTestCase):
         self.flags(group='cors', allowed_origin=[PORTAL])
         self.assertEqual(PORTAL, self.preflight().headers[
             'Access-Control-Allow-Origin'])
-        refused = self.app.get('/v2/flavors/', status=401,
+        refused = self.app.get('/v3/flavors/', status=401,
                                headers={'Origin': PORTAL})
         self.assertEqual(PORTAL,
                          refused.headers['Access-Control-Allow-Origin'])

@@ -15,7 +15,7 @@
 
 keystonemiddleware is not run here: the requests carry the headers it
 sets once a token is valid (roles, project, system scope), straight to
-the Pecan application. Real tokens are tested in
+the dispatcher. Real tokens are tested in
 tests/functional/test_keystone_auth.py.
 """
 
@@ -26,6 +26,8 @@ from oslo_policy import generator
 import webtest
 
 from flavor_exporter.api import app
+from flavor_exporter.api import dispatch
+from flavor_exporter.api import policy
 from flavor_exporter.capacity import model
 from flavor_exporter.tests import base as test_base
 from flavor_exporter.tests import sample_cloud as sample
@@ -67,8 +69,10 @@ class PolicyTestCase(base.ApiTestCase):
         super().setUp()
         self.flags(auth_strategy='keystone')
         self.publish(flavors())
-        self.pecan = webtest.TestApp(app.make_dispatcher(self.conf,
-                                                         self.backend))
+        # What keystonemiddleware passes on: the headers below.
+        self.api = webtest.TestApp(dispatch.Dispatcher(
+            app.make_published(self.conf, self.backend), {}, None,
+            policy.make_enforcer(self.conf)))
 
     def get(self, path, caller, status=200):
         headers = {'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
@@ -77,7 +81,7 @@ class PolicyTestCase(base.ApiTestCase):
             headers['X-Project-Id'] = caller['project']
         if 'system' in caller:
             headers['OpenStack-System-Scope'] = caller['system']
-        return self.pecan.get(path, headers=headers, status=status)
+        return self.api.get(path, headers=headers, status=status)
 
 
 class TestMembers(PolicyTestCase):
@@ -86,35 +90,35 @@ class TestMembers(PolicyTestCase):
 
     def test_list_has_public_and_shared_flavors(self):
         self.assertEqual(sorted(self.PUBLIC + ['p1', 'pg']),
-                         ids(self.get('/v2/flavors/', MEMBER)))
+                         ids(self.get('/v3/flavors/', MEMBER)))
         self.assertEqual(sorted(self.PUBLIC + ['p2']),
-                         ids(self.get('/v2/flavors/', OTHER_MEMBER)))
+                         ids(self.get('/v3/flavors/', OTHER_MEMBER)))
 
     def test_filters_apply_to_what_they_see(self):
         self.assertEqual(['pg'], ids(self.get(
-            '/v2/flavors/?gpu=true&name=private', MEMBER)))
+            '/v3/flavors/?gpu=true&name=private', MEMBER)))
         self.assertEqual([], ids(self.get(
-            '/v2/flavors/?gpu=true&name=private', OTHER_MEMBER)))
+            '/v3/flavors/?gpu=true&name=private', OTHER_MEMBER)))
         self.assertEqual(['p2'], ids(self.get(
-            '/v2/flavors/?gpu=false&name=private&availability_zone=az1',
+            '/v3/flavors/?gpu=false&name=private&availability_zone=az1',
             OTHER_MEMBER)))
 
     def test_other_projects_flavors_do_not_exist_for_them(self):
         for key in ('p2', 'private.other', 'p3', 'private.unknown'):
-            response = self.get('/v2/flavors/' + key, MEMBER, status=404)
+            response = self.get('/v3/flavors/' + key, MEMBER, status=404)
             self.assertNotIn(b'private', response.body.replace(
                 key.encode(), b''))
-        self.assertEqual('p1', self.get('/v2/flavors/private.shared',
+        self.assertEqual('p1', self.get('/v3/flavors/private.shared',
                                         MEMBER).json['flavor']['id'])
 
     def test_no_per_host_breakdown(self):
-        flavor = self.get('/v2/flavors/1', MEMBER).json['flavor']
+        flavor = self.get('/v3/flavors/1', MEMBER).json['flavor']
         self.assertNotIn('hosts', flavor)
         self.assertNotIn('excluded_hosts', flavor)
         self.assertEqual((8, 7), (flavor['total'], flavor['available']))
 
     def test_no_status_and_no_metrics(self):
-        for path in ('/v2/status', '/metrics'):
+        for path in ('/v3/status', '/metrics'):
             response = self.get(path, MEMBER, status=403)
             self.assertEqual(403, response.json['error']['code'])
             self.assertIn('system reader', response.json['error']['message'])
@@ -132,7 +136,7 @@ class TestMembers(PolicyTestCase):
 
     def test_a_project_without_private_flavors(self):
         nobody = {'roles': 'member,reader', 'project': 'proj-z'}
-        self.assertEqual(self.PUBLIC, ids(self.get('/v2/flavors/', nobody)))
+        self.assertEqual(self.PUBLIC, ids(self.get('/v3/flavors/', nobody)))
 
 
 class TestReaders(PolicyTestCase):
@@ -142,20 +146,20 @@ class TestReaders(PolicyTestCase):
     def test_admin_and_system_reader_see_everything(self):
         for caller in (ADMIN, SYSTEM_READER):
             self.assertEqual(self.EVERY,
-                             ids(self.get('/v2/flavors/', caller)))
-            flavor = self.get('/v2/flavors/p3', caller).json['flavor']
+                             ids(self.get('/v3/flavors/', caller)))
+            flavor = self.get('/v3/flavors/p3', caller).json['flavor']
             self.assertIn('hosts', flavor)
             self.assertIn('excluded_hosts', flavor)
-            self.get('/v2/status', caller)
+            self.get('/v3/status', caller)
             self.assertIn(b'flavor_exporter_flavor_available{'
                           b'cloud="default",flavor_id="p2"',
                           self.get('/metrics', caller).body)
 
     def test_project_reader_is_a_member_here(self):
         reader = {'roles': 'reader', 'project': 'proj-b'}
-        self.assertEqual(ids(self.get('/v2/flavors/', OTHER_MEMBER)),
-                         ids(self.get('/v2/flavors/', reader)))
-        self.get('/v2/status', reader, status=403)
+        self.assertEqual(ids(self.get('/v3/flavors/', OTHER_MEMBER)),
+                         ids(self.get('/v3/flavors/', reader)))
+        self.get('/v3/status', reader, status=403)
 
     def test_operator_policy_file_wins(self):
         policy_file = os.path.join(self.useFixture(fixtures.TempDir()).path,
@@ -163,9 +167,11 @@ class TestReaders(PolicyTestCase):
         with open(policy_file, 'w') as f:
             f.write('"capacity:flavor:hosts": "role:member"\n')
         self.flags(group='oslo_policy', policy_file=policy_file)
-        self.pecan = webtest.TestApp(app.make_dispatcher(self.conf,
-                                                         self.backend))
-        self.assertIn('hosts', self.get('/v2/flavors/1',
+        # What keystonemiddleware passes on: the headers below.
+        self.api = webtest.TestApp(dispatch.Dispatcher(
+            app.make_published(self.conf, self.backend), {}, None,
+            policy.make_enforcer(self.conf)))
+        self.assertIn('hosts', self.get('/v3/flavors/1',
                                         MEMBER).json['flavor'])
 
 
@@ -174,8 +180,8 @@ class TestNoAuth(PolicyTestCase):
     def test_everything_readable_without_authentication(self):
         self.flags(auth_strategy='noauth')
         self.assertEqual(TestReaders.EVERY,
-                         ids(self.app.get('/v2/flavors/')))
-        self.assertIn('hosts', self.app.get('/v2/flavors/p1').json['flavor'])
+                         ids(self.app.get('/v3/flavors/')))
+        self.assertIn('hosts', self.app.get('/v3/flavors/p1').json['flavor'])
 
 
 class TestPolicySample(test_base.BaseTestCase):

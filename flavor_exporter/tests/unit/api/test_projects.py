@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""/v2/projects/{project_id}/flavors/: served, waited for, guarded."""
+"""/v3/projects/{project_id}/flavors/: served, waited for, guarded."""
 
 import threading
 import time
@@ -32,7 +32,7 @@ class TestServed(base.ApiTestCase):
         self.publish()
 
     def test_list(self):
-        document = self.app.get('/v2/projects/p1/flavors/').json
+        document = self.app.get('/v3/projects/p1/flavors/').json
         self.assertEqual('p1', document[pub.PROJECT_ID])
         self.assertFalse(document[pub.STALE])
         self.assertIsNotNone(document[pub.QUOTA_TIMESTAMP])
@@ -47,25 +47,25 @@ class TestServed(base.ApiTestCase):
 
     def test_same_under_the_cloud(self):
         self.assertEqual(
-            self.app.get('/v2/projects/p1/flavors/').body,
-            self.app.get('/v2/clouds/default/projects/p1/flavors/').body)
+            self.app.get('/v3/projects/p1/flavors/').body,
+            self.app.get('/v3/clouds/default/projects/p1/flavors/').body)
 
     def test_one_by_id_or_name(self):
-        one = self.app.get('/v2/projects/p1/flavors/gpu.a100').json
+        one = self.app.get('/v3/projects/p1/flavors/gpu.a100').json
         self.assertEqual('g1', one[pub.FLAVOR][pub.ID])
         self.assertEqual(one, self.app.get(
-            '/v2/projects/p1/flavors/g1').json)
-        self.assertJsonError(self.app.get('/v2/projects/p1/flavors/nope',
+            '/v3/projects/p1/flavors/g1').json)
+        self.assertJsonError(self.app.get('/v3/projects/p1/flavors/nope',
                                           status=404), 404, 'nope')
 
     def test_not_a_project_id(self):
-        self.assertJsonError(self.app.get('/v2/projects/a.b/flavors/',
+        self.assertJsonError(self.app.get('/v3/projects/a.b/flavors/',
                                           status=400), 400)
 
     def test_unknown_project_asks_the_worker(self):
-        response = self.app.get('/v2/projects/p9/flavors/', status=503)
+        response = self.app.get('/v3/projects/p9/flavors/', status=503)
         self.assertEqual('2', response.headers['Retry-After'])
-        self.assertIn('p9', self.store.project_requests())
+        self.assertIn('p9', self.store.project_requests.pending())
 
     def test_answer_within_the_wait(self):
         self.flags(group='projects', wait=5)
@@ -74,7 +74,7 @@ class TestServed(base.ApiTestCase):
         def worker():
             deadline = time.time() + 5
             while time.time() < deadline:
-                if 'p9' in self.store.project_requests():
+                if 'p9' in self.store.project_requests.pending():
                     sample.publish_project(self.store, 'p9')
                     return
                 time.sleep(0.05)
@@ -82,26 +82,26 @@ class TestServed(base.ApiTestCase):
         thread.start()
         self.addCleanup(thread.join)
         started = time.time()
-        document = self.app.get('/v2/projects/p9/flavors/').json
+        document = self.app.get('/v3/projects/p9/flavors/').json
         self.assertEqual('p9', document[pub.PROJECT_ID])
         self.assertLess(time.time() - started, 3)
 
     def test_old_quota_reading_served_stale(self):
         sample.publish_project(self.store, 'p1',
                                read_at=time.time() - 3600)
-        document = self.app.get('/v2/projects/p1/flavors/').json
+        document = self.app.get('/v3/projects/p1/flavors/').json
         self.assertTrue(document[pub.STALE])
-        self.assertIn('p1', self.store.project_requests())
+        self.assertIn('p1', self.store.project_requests.pending())
 
 
 class TestPolicy(test_policy.PolicyTestCase):
 
     def test_own_project_only(self):
-        self.get('/v2/projects/p1/flavors/', MEMBER)
-        self.get('/v2/projects/p1/flavors/g1', MEMBER)
-        self.get('/v2/projects/p1/flavors/', OTHER, status=403)
-        self.get('/v2/projects/p1/flavors/g1', OTHER, status=403)
+        self.get('/v3/projects/p1/flavors/', MEMBER)
+        self.get('/v3/projects/p1/flavors/g1', MEMBER)
+        self.get('/v3/projects/p1/flavors/', OTHER, status=403)
+        self.get('/v3/projects/p1/flavors/g1', OTHER, status=403)
 
     def test_admin_and_system_reader_any(self):
-        self.get('/v2/projects/p1/flavors/', test_policy.ADMIN)
-        self.get('/v2/projects/p1/flavors/', test_policy.SYSTEM_READER)
+        self.get('/v3/projects/p1/flavors/', test_policy.ADMIN)
+        self.get('/v3/projects/p1/flavors/', test_policy.SYSTEM_READER)

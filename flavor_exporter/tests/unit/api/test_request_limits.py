@@ -27,14 +27,14 @@ class TestRequestLimits(base.ApiTestCase):
 
     def test_long_query_string(self):
         # Once the server dropped it, every flavor answered name=zzz.
-        response = self.app.get('/v2/flavors/?name=zzz&pad=' + 'a' * 40000,
+        response = self.app.get('/v3/flavors/?name=zzz&pad=' + 'a' * 40000,
                                 status=414)
         self.assertJsonError(response, 414, 'query string')
 
     def test_many_unknown_parameters_still_refused(self):
         query = '&'.join('p%d=1' % i for i in range(2000))
         self.assertLess(len(query), request_limits.QUERY_LIMIT)
-        self.app.get('/v2/flavors/?' + query, status=400)
+        self.app.get('/v3/flavors/?' + query, status=400)
 
     def test_query_string_the_server_cut(self):
         # uWSGI keeps the whole query in REQUEST_URI only.
@@ -45,21 +45,21 @@ class TestRequestLimits(base.ApiTestCase):
         self.assertJsonError(response, 414, legacy=True)
 
     def test_query_string_as_received(self):
-        self.app.get('/v2/flavors/', params={'name': 'g1'},
-                     extra_environ={'REQUEST_URI': '/v2/flavors/?name=g1'})
+        self.app.get('/v3/flavors/', params={'name': 'g1'},
+                     extra_environ={'REQUEST_URI': '/v3/flavors/?name=g1'})
 
     def test_long_path(self):
         response = self.app.get('/gpus/flavors/' + 'a' * 5000, status=414)
         self.assertJsonError(response, 414, 'path', legacy=True)
 
     def test_large_headers(self):
-        response = self.app.get('/v2/flavors/', status=431,
+        response = self.app.get('/v3/flavors/', status=431,
                                 headers={'X-Big': 'a' * 40000})
         self.assertJsonError(response, 431, 'headers')
 
     def test_path_not_utf8_one_log_line(self):
         with mock.patch.object(request_limits, 'LOG') as log:
-            for path in ('/v2/flavors/\xff', '/docs/\xff'):
+            for path in ('/v3/flavors/\xff', '/docs/\xff'):
                 response = self.app.get(
                     '/', status=400, extra_environ={'PATH_INFO': path})
                 self.assertJsonError(response, 400, 'UTF-8')
@@ -73,11 +73,11 @@ class TestRequestLimits(base.ApiTestCase):
     def test_utf8_path_passes(self):
         # "é" as a server hands it over: its UTF-8 bytes as latin-1.
         response = self.app.get('/', status=404, extra_environ={
-            'PATH_INFO': '/v2/flavors/\xc3\xa9'})
+            'PATH_INFO': '/v3/flavors/\xc3\xa9'})
         self.assertJsonError(response, 404)
 
     def test_query_not_utf8(self):
-        response = self.app.get('/v2/flavors/?name=%ff', status=400)
+        response = self.app.get('/v3/flavors/?name=%ff', status=400)
         self.assertJsonError(response, 400, 'query string')
 
 
@@ -85,8 +85,8 @@ class TestEmptySegments(base.ApiTestCase):
 
     def test_double_slash_is_not_found(self):
         self.publish()
-        for path in ('/gpus/flavors//', '/v2/flavors//',
-                     '/gpus/flavors//x', '/v2/flavors//x'):
+        for path in ('/gpus/flavors//', '/v3/flavors//',
+                     '/gpus/flavors//x', '/v3/flavors//x'):
             self.assertJsonError(self.app.get(path, status=404), 404,
                                  legacy=path.startswith('/gpus'))
 

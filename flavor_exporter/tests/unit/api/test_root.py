@@ -21,7 +21,7 @@ import fixtures
 from oslo_middleware.healthcheck import opts as hc_opts
 
 from flavor_exporter.api import dispatch
-from flavor_exporter.api import queries
+from flavor_exporter.api import published
 from flavor_exporter.capacity import model
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import sample_cloud as sample
@@ -33,7 +33,10 @@ class TestVersion(base.ApiTestCase):
     def test_version_document(self):
         body = self.app.get('/').json
         self.assertEqual('flavor-exporter', body['name'])
-        self.assertEqual(['v2', 'legacy'], [v['id'] for v in body['versions']])
+        self.assertEqual(['v3', 'v2', 'legacy'],
+                         [v['id'] for v in body['versions']])
+        self.assertEqual(['CURRENT', 'SUPPORTED', 'SUPPORTED'],
+                         [v['status'] for v in body['versions']])
         hrefs = [link['href'] for link in body['links']]
         self.assertIn('http://localhost/openapi.json', hrefs)
         self.assertIn('http://localhost/healthcheck', hrefs)
@@ -44,8 +47,8 @@ class TestVersion(base.ApiTestCase):
             'HTTP_HOST': 'capacity.example.org:8443',
             'wsgi.url_scheme': 'https',
             'SCRIPT_NAME': '/capacity'}).json
-        self.assertEqual('https://capacity.example.org:8443/capacity/v2/'
-                         'flavors/', body['versions'][0]['links'][0]['href'])
+        self.assertEqual('https://capacity.example.org:8443/capacity/v3/',
+                         body['versions'][0]['links'][0]['href'])
         for link in body['links'] + body['versions'][1]['links']:
             self.assertTrue(link['href'].startswith(
                 'https://capacity.example.org:8443/capacity/'), link)
@@ -145,7 +148,7 @@ class TestDocs(base.ApiTestCase):
             document = self.app.get('/openapi.json', extra_environ={
                 'HTTP_HOST': host, 'wsgi.url_scheme': scheme}).json
             self.assertEqual([{'url': url}], document['servers'])
-            self.assertIn('/v2/flavors/', document['paths'])
+            self.assertIn('/v3/flavors/', document['paths'])
 
     def test_redirect_to_slash(self):
         response = self.app.get('/docs', status=301)
@@ -209,12 +212,12 @@ class TestHealthcheck(base.ApiTestCase):
 
     def test_lost_parts_are_not_healthy(self):
         self.publish()
-        self.forget('v2/flavors')
+        self.forget('v3/flavors')
         response = self.app.get('/healthcheck', status=503)
         self.assertIn(b'Capacity data is stale', response.body)
         self.assertEqual(200, self.app.get('/gpus/flavors/').status_int)
         self.assertIn('cache lost parts', self.app.get(
-            '/v2/status').text)
+            '/v3/status').text)
 
     def test_unreadable(self):
         self.backend.down = True
@@ -241,22 +244,22 @@ class TestHealthcheck(base.ApiTestCase):
 class TestErrors(base.ApiTestCase):
 
     def test_unknown_route(self):
-        for path in ('/nothing', '/v2', '/v2/', '/v2/other', '/metrics/x',
-                     '/openapi.json/x', '/v2/status/x'):
+        for path in ('/nothing', '/v4', '/v4/', '/v3/other', '/metrics/x',
+                     '/openapi.json/x', '/v3/status/x'):
             self.assertJsonError(
                 self.app.get(path, status=404,
                              headers={'Accept': 'text/html'}), 404, path)
 
     def test_internal_error_hides_details(self):
         self.publish()
-        with mock.patch.object(queries.Queries, '_document',
+        with mock.patch.object(published.Published, 'document',
                                side_effect=KeyError('secret')), \
                 mock.patch.object(dispatch.LOG, 'error') as log_error:
             response = self.app.get('/gpus/flavors', status=500)
         self.assertEqual(b'{"message":"Internal error; the API log has '
                          b'the details."}', response.body)
         log_error.assert_called_once()
-        with mock.patch('flavor_exporter.api.metrics.Exposition.__call__',
+        with mock.patch('flavor_exporter.api.resources.metrics.exposition',
                         side_effect=ValueError('secret')):
             response = self.app.get('/metrics', status=500)
         self.assertJsonError(response, 500, 'Internal error')

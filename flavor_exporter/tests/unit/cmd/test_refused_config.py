@@ -77,7 +77,7 @@ class TestRefused(test_start.StartTestCase):
         path = self.refused(
             cmd_api.main, API, '[DEFAULT]\nauth_strategy = bogus\n',
             "[DEFAULT] auth_strategy is not valid: Valid values are "
-            "[noauth, keystone], but found 'bogus'; fix the value")
+            "[noauth, keystone, http_basic], but found 'bogus'; fix the value")
         self.stderr.seek(0)
         message = self.stderr.read()
         self.assertIn(path, message)

@@ -31,9 +31,9 @@ from flavor_exporter.tests.unit.cmd import test_start
 
 
 def listed(flavors=None):
-    """The /v2/flavors/ flavors of the sample cloud, as the report has."""
+    """The /v3/flavors/ flavors of the sample cloud, as the report has."""
     documents, _pointer = sample.documents(flavors)
-    return json.loads(documents[pub.v2_list()])[pub.FLAVORS]
+    return json.loads(documents[pub.v3_list()])[pub.FLAVORS]
 
 
 class TestTable(base.BaseTestCase):

@@ -117,10 +117,10 @@ class TestResponsesWithMemcachedDown(base.TestCase):
         self.addCleanup(backend.close)
         self.flags(group='document_cache', key_prefix='secret-prefix')
         client = webtest.TestApp(app.setup_app(self.conf, backend))
-        for path in ('/v2/flavors/', '/v2/flavors/g1', '/gpus/flavors',
-                     '/v2/status', '/healthcheck', '/metrics'):
+        for path in ('/v3/flavors/', '/v3/flavors/g1', '/gpus/flavors',
+                     '/v3/status', '/healthcheck', '/metrics'):
             response = client.get(path, expect_errors=True)
             self.assertNotIn('secret-prefix', response.text, path)
-        response = client.get('/v2/flavors/', expect_errors=True)
+        response = client.get('/v3/flavors/', expect_errors=True)
         self.assertEqual(503, response.status_int)
         self.assertIn('Connection refused', response.text)

@@ -122,7 +122,7 @@ class TestCommands(CommandTestCase):
         self.serve()
 
     def test_list_json_is_what_the_api_serves(self):
-        served = self.app.get('/v2/flavors/').json['flavors']
+        served = self.app.get('/v3/flavors/').json['flavors']
         listed = json.loads(self.openstack('capacity', 'flavor', 'list',
                                            '-f', 'json').stdout)
         self.assertEqual(
@@ -334,7 +334,7 @@ class TestSeveralClouds(CommandTestCase):
             done = self.openstack('capacity', 'flavor', *command,
                                   '--cloud', 'south', status=1)
             self.assertTrue(done.stderr.startswith(
-                'No cloud is named "south"; GET /v2/clouds lists them. '
+                'No cloud is named "south"; GET /v3/clouds/ lists them. '
                 '(HTTP 404) (Request-ID: req-'), done.stderr)
             self.assertEqual('', done.stdout)
 

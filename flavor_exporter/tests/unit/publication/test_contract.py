@@ -23,12 +23,12 @@ from flavor_exporter.tests import base
 class TestNames(base.BaseTestCase):
 
     def test_lists(self):
-        self.assertEqual(pub.V2_LIST, pub.v2_list())
-        self.assertEqual('v2/flavors?gpu=true', pub.v2_list(True))
-        self.assertEqual('v2/flavors?gpu=false', pub.v2_list(False))
+        self.assertEqual(pub.V3_LIST, pub.v3_list())
+        self.assertEqual('v3/flavors?gpu=true', pub.v3_list(True))
+        self.assertEqual('v3/flavors?gpu=false', pub.v3_list(False))
 
     def test_one_flavor(self):
-        self.assertEqual('v2/flavor/f1', pub.v2_flavor('f1'))
+        self.assertEqual('v3/flavor/f1', pub.v3_flavor('f1'))
 
 
 class TestKeys(base.BaseTestCase):
@@ -41,9 +41,9 @@ class TestKeys(base.BaseTestCase):
                          pub.key('fe', entry.part_names()[0]))
 
     def test_long_names_hashed_within_memcached_limits(self):
-        key = pub.key('fe', 'v2/flavor/' + 'x y' * 200)
+        key = pub.key('fe', 'v3/flavor/' + 'x y' * 200)
         self.assertLessEqual(len(key), 250)
-        self.assertNotEqual(key, pub.key('fe', 'v2/flavor/' + 'x z' * 200))
+        self.assertNotEqual(key, pub.key('fe', 'v3/flavor/' + 'x z' * 200))
 
     def test_no_control_characters(self):
         key = pub.key('fe', 'a b\nc\x00')
@@ -153,4 +153,4 @@ class TestHostRows(base.BaseTestCase):
         self.assertEqual({'disabled': 1}, with_hosts[pub.FLAVOR][pub.EXCLUDED])
         self.assertIs(False, with_hosts[pub.STALE])
         self.assertTrue(pub.is_hosts_page(pub.hosts_page(3)))
-        self.assertFalse(pub.is_hosts_page(pub.v2_flavor('hosts')))
+        self.assertFalse(pub.is_hosts_page(pub.v3_flavor('hosts')))

@@ -34,14 +34,15 @@ class TestDocuments(base.BaseTestCase):
 
     def test_names_are_the_contracts(self):
         everyone = ['1', 'bad', 'g1', 'g2', 'index']
-        expected = ({pub.LEGACY_LIST, pub.V2_NAMES, pub.METRICS, pub.ACCESS,
-                     pub.v2_list(), pub.v2_list(True), pub.v2_list(False)}
-                    | {pub.v2_flavor(i) for i in everyone}
-                    | {pub.v2_flavor_hosts(i) for i in everyone}
+        expected = ({pub.SEED_LIST, pub.LEGACY_LIST, pub.V3_NAMES,
+                     pub.METRICS, pub.ACCESS, pub.UNREADABLE,
+                     pub.v3_list(), pub.v3_list(True), pub.v3_list(False)}
+                    | {pub.v3_flavor(i) for i in everyone}
+                    | {pub.v3_flavor_hosts(i) for i in everyone}
                     | {pub.legacy_flavor(i) for i in ('g1', 'g2')}
-                    | {pub.hosts_page(0), pub.V2_GPUS, pub.LEGACY_GPUS}
+                    | {pub.hosts_page(0), pub.V3_GPUS, pub.LEGACY_GPUS}
                     | {name(t) for t in ('a100', 'v100') for name in (
-                        pub.v2_gpu, pub.v2_gpu_hosts, pub.legacy_gpu)})
+                        pub.v3_gpu, pub.v3_gpu_hosts, pub.legacy_gpu)})
         self.assertEqual(expected, set(self.docs))
 
     def test_every_document_is_encoded_as_the_contract_says(self):
@@ -50,7 +51,7 @@ class TestDocuments(base.BaseTestCase):
                 self.assertEqual(pub.encode(json.loads(body)), body, name)
 
     def test_fields_the_api_reads(self):
-        listed = self.decoded(pub.V2_LIST)
+        listed = self.decoded(pub.V3_LIST)
         self.assertIs(False, listed[pub.STALE])
         # The publisher stamps when the content was first seen.
         self.assertEqual(pub.COLLECTED_AT, listed[pub.TIMESTAMP])
@@ -60,7 +61,7 @@ class TestDocuments(base.BaseTestCase):
         self.assertEqual({'az1': {pub.TOTAL: 4, pub.AVAILABLE: 3},
                           'az2': {pub.TOTAL: 4, pub.AVAILABLE: 4}},
                          large[pub.ZONES])
-        one = self.decoded(pub.v2_flavor('1'))
+        one = self.decoded(pub.v3_flavor('1'))
         # The one-flavor document: the list's entry, and the detail.
         detail = dict(one[pub.FLAVOR])
         self.assertEqual({'group_policy': None,
@@ -75,14 +76,14 @@ class TestDocuments(base.BaseTestCase):
         self.assertEqual(large, detail)
         self.assertNotIn('request_groups', large)
         # What only administrators see is apart.
-        hosts = self.decoded(pub.v2_flavor_hosts('1'))
+        hosts = self.decoded(pub.v3_flavor_hosts('1'))
         self.assertEqual({'compute service disabled': 1},
                          hosts[pub.EXCLUDED])
         self.assertEqual({pub.EXCLUDED: {}, pub.POSITION: [],
                           pub.TOTAL: [], pub.AVAILABLE: [],
                           pub.LIMITED_BY: [], pub.LABELS: []},
-                         self.decoded(pub.v2_flavor_hosts('bad')))
-        names = self.decoded(pub.V2_NAMES)
+                         self.decoded(pub.v3_flavor_hosts('bad')))
+        names = self.decoded(pub.V3_NAMES)
         self.assertEqual('index', names['collection'])
 
     def test_legacy_shape(self):
@@ -101,7 +102,7 @@ class TestDocuments(base.BaseTestCase):
 
     def test_gpu_lists_split_the_whole_list(self):
         ids = {gpu: [f[pub.ID] for f in
-                     self.decoded(pub.v2_list(gpu))[pub.FLAVORS]]
+                     self.decoded(pub.v3_list(gpu))[pub.FLAVORS]]
                for gpu in (None, True, False)}
         self.assertEqual(['g2', 'g1'], ids[True])
         self.assertEqual(sorted(ids[None]), sorted(ids[True] + ids[False]))
@@ -145,14 +146,14 @@ class TestDocuments(base.BaseTestCase):
         docs, pointer = render.documents(report)
         for gpu in (None, True, False):
             self.assertEqual(
-                pub.stamp(docs[pub.v2_list(gpu)], pub.COLLECTED_AT,
+                pub.stamp(docs[pub.v3_list(gpu)], pub.COLLECTED_AT,
                           pointer[pub.TIMESTAMP]),
                 render.list_document(report, gpu))
 
     def test_gpu_list_document_is_the_published_list_stamped(self):
         report = sample_cloud.report()
         docs, pointer = render.documents(report)
-        self.assertEqual(pub.stamp(docs[pub.V2_GPUS], pub.COLLECTED_AT,
+        self.assertEqual(pub.stamp(docs[pub.V3_GPUS], pub.COLLECTED_AT,
                                    pointer[pub.TIMESTAMP]),
                          render.gpu_list_document(report))
 
@@ -164,9 +165,9 @@ class TestGpuDocuments(base.BaseTestCase):
         self.docs, _pointer = sample_cloud.documents()
 
     def test_types_and_their_hosts_apart(self):
-        listed = json.loads(self.docs[pub.V2_GPUS])[pub.GPUS]
+        listed = json.loads(self.docs[pub.V3_GPUS])[pub.GPUS]
         self.assertEqual(['a100', 'v100'], [t[pub.TYPE] for t in listed])
-        one = json.loads(self.docs[pub.v2_gpu('v100')])
+        one = json.loads(self.docs[pub.v3_gpu('v100')])
         self.assertEqual(listed[1], one[pub.GPU])
         self.assertNotIn(pub.HOSTS, one[pub.GPU])
         # Positions into the host index: cmp001 and cmp002.
@@ -174,11 +175,11 @@ class TestGpuDocuments(base.BaseTestCase):
                           pub.USED: [0, 0], pub.FREE: [2, 2],
                           pub.STRANDED: [0, 2], pub.BLOCKED_BY: [-1, 0],
                           pub.LABELS: ['compute service disabled']},
-                         json.loads(self.docs[pub.v2_gpu_hosts('v100')]))
+                         json.loads(self.docs[pub.v3_gpu_hosts('v100')]))
 
     def test_type_names_cannot_collide_with_their_hosts(self):
-        self.assertNotEqual(pub.v2_gpu('a/hosts'), pub.v2_gpu_hosts('a'))
-        self.assertEqual('v2/gpu/VGPU%3ACUSTOM_A', pub.v2_gpu('VGPU:CUSTOM_A'))
+        self.assertNotEqual(pub.v3_gpu('a/hosts'), pub.v3_gpu_hosts('a'))
+        self.assertEqual('v3/gpu/VGPU%3ACUSTOM_A', pub.v3_gpu('VGPU:CUSTOM_A'))
 
     def test_legacy_shape(self):
         # The predecessor's first openapi.yaml, schema "GPU".

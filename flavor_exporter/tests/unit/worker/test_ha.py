@@ -168,14 +168,14 @@ class TestRefreshRequests(TickTestCase):
         self.now += 10
 
     def ask(self, generation_id=None):
-        self.worker._publisher.reader.request_refresh(generation_id, 60)
+        self.worker._publisher.refresh_requests.ask(generation_id, 60)
 
     def test_answered_at_the_next_tick_once(self):
         self.ask()
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with(
             record_failure=True)
-        self.assertIsNone(self.worker._publisher.refresh_request())
+        self.assertIsNone(self.worker._publisher.refresh_requests.pending())
         self.now += 5
         self.worker.tick()
         self.assertEqual(1, self.worker.refresher.refresh.call_count)
@@ -204,7 +204,7 @@ class TestRefreshRequests(TickTestCase):
         self.ask()
         self.worker.tick()
         self.worker.refresher.refresh.assert_not_called()
-        self.assertIsNone(self.worker._publisher.refresh_request())
+        self.assertIsNone(self.worker._publisher.refresh_requests.pending())
 
     def test_a_request_is_answered_within_the_initial_delay(self):
         worker = service.WorkerService(
@@ -243,4 +243,4 @@ class TestRefreshRequests(TickTestCase):
         self.ask()
         self.worker.tick()
         self.worker.refresher.refresh.assert_not_called()
-        self.assertIsNotNone(self.worker._publisher.refresh_request())
+        self.assertIsNotNone(self.worker._publisher.refresh_requests.pending())

@@ -71,7 +71,7 @@ class TestAnswers(base.TestCase):
 
     def ask(self, *project_ids):
         for project_id in project_ids:
-            self.store.reader.request_project(project_id, self.clock(), 60)
+            self.store.project_requests.ask(project_id, self.clock(), 60)
 
     def document(self, project_id):
         fields, body = self.store.reader.project(project_id)
@@ -81,7 +81,7 @@ class TestAnswers(base.TestCase):
         self.ask('p1', 'p2')
         self.assertTrue(self.answers.waiting())
         self.assertEqual(2, self.answers.answer())
-        self.assertEqual({}, self.store.project_requests())
+        self.assertEqual({}, self.store.project_requests.pending())
         fields, document = self.document('p1')
         self.assertEqual(self.clock(), fields[pub.QUOTA_READ_AT])
         large = {f[pub.NAME]: f for f in document[pub.FLAVORS]}['m1.large']
@@ -121,13 +121,13 @@ class TestAnswers(base.TestCase):
         self.flags(group='projects', max_per_poll=3)
         self.ask(*['p%d' % i for i in range(10)])
         self.assertEqual(3, self.answers.answer())
-        self.assertEqual(7, len(self.store.project_requests()))
+        self.assertEqual(7, len(self.store.project_requests.pending()))
 
     def test_no_report_yet(self):
         self.refresher.last_report = None
         self.ask('p1')
         self.assertEqual(0, self.answers.answer())
-        self.assertEqual(['p1'], list(self.store.project_requests()))
+        self.assertEqual(['p1'], list(self.store.project_requests.pending()))
 
 
 class KeystoneClient:

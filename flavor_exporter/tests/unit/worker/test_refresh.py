@@ -82,14 +82,14 @@ class TestRefresher(base.TestCase):
                                            client=object(),
                                            source=self.source)
 
-    def v2_list(self):
+    def v3_list(self):
         pointer = self.store.reader.current()
         return json.loads(self.store.reader.document(pointer,
-                                                     pub.V2_LIST))
+                                                     pub.V3_LIST))
 
     def test_success_publishes_and_records(self):
         self.assertTrue(self.refresher.refresh())
-        flavors = {f['name']: f for f in self.v2_list()['flavors']}
+        flavors = {f['name']: f for f in self.v3_list()['flavors']}
         # 8 * 4 / 2 = 16 VCPU-wise, (16384 - 512) // 2048 = 7 RAM-wise.
         self.assertEqual(7, flavors['small']['total'])
         self.assertEqual('MEMORY_MB', flavors['small']['limited_by'])
@@ -130,20 +130,26 @@ class TestRefresher(base.TestCase):
     def test_unreadable_hosts_within_the_bound_are_published(self):
         self.source.hosts = (9, 1)  # 10 %: the default bound
         self.assertTrue(self.refresher.refresh())
-        listed = self.v2_list()
+        listed = self.v3_list()
+        # The names are published apart: the API shows them only to
+        # those who may see hosts.
+        self.assertEqual((True, 1), (listed[pub.PARTIAL],
+                                     listed[pub.UNREADABLE_COUNT]))
+        self.assertNotIn(pub.UNREADABLE_HOSTS, listed)
+        pointer = self.store.reader.current()
+        names = json.loads(self.store.reader.document(pointer,
+                                                      pub.UNREADABLE))
         self.assertEqual({'x0': 'resource provider x0: answered 500'},
-                         listed[pub.UNREADABLE_HOSTS])
+                         names)
         small = listed['flavors'][1]
         self.assertEqual('small', small['name'])
         self.assertEqual(9 * 7, small['total'])
-        pointer = self.store.reader.current()
         self.assertEqual(1, pointer[pub.UNREADABLE_COUNT])
         hosts = json.loads(self.store.reader.document(
-            pointer, pub.v2_flavor_hosts('f1')))
+            pointer, pub.v3_flavor_hosts('f1')))
         self.assertEqual(1, hosts[pub.EXCLUDED][engine.UNREADABLE])
         status = self.store.reader.status()
-        self.assertEqual(listed[pub.UNREADABLE_HOSTS],
-                         status[pub.UNREADABLE_HOSTS])
+        self.assertEqual(names, status[pub.UNREADABLE_HOSTS])
         self.assertEqual(1, status[pub.UNREADABLE_COUNT])
 
     def test_unreadable_hosts_beyond_the_bound_fail_the_refresh(self):
@@ -242,7 +248,7 @@ class TestRefresher(base.TestCase):
         after = self.store.reader.current()
         self.assertEqual(before['timestamp'], after['timestamp'])
         self.assertEqual(1, self.source.calls)
-        self.assertEqual(2, len(self.v2_list()['flavors']))
+        self.assertEqual(2, len(self.v3_list()['flavors']))
 
     def test_problems_are_published_in_the_status(self):
         self.source.problems = ['server vm1 on host3: flavor unreadable']

@@ -96,7 +96,7 @@ class TestWsgiModule(base.ApiTestCase):
             from flavor_exporter.wsgi import api
             from flavor_exporter.common import config
             print('RESULT', config.CONF.auth_strategy,
-                  webob.Request.blank('/v2/flavors/').get_response(
+                  webob.Request.blank('/v3/flavors/').get_response(
                       api.application).status_int)
             # An API process carries only the API, whatever
             # [api] compute_on_miss says: never the cloud's client.

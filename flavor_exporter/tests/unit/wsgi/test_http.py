@@ -32,9 +32,9 @@ class TestParseHead(base.BaseTestCase):
 
     def test_a_plain_get(self):
         request = http.parse_head(head(
-            b'GET /v2/flavors/?gpu=true HTTP/1.1', b'Host: api',
+            b'GET /v3/flavors/?gpu=true HTTP/1.1', b'Host: api',
             b'X-Auth-Token:  abc '))
-        self.assertEqual(('GET', '/v2/flavors/', 'gpu=true', 'HTTP/1.1'),
+        self.assertEqual(('GET', '/v3/flavors/', 'gpu=true', 'HTTP/1.1'),
                          (request.method, request.path, request.query,
                           request.version))
         self.assertEqual([('HOST', 'api'), ('X-AUTH-TOKEN', 'abc')],
@@ -50,13 +50,13 @@ class TestParseHead(base.BaseTestCase):
             b'GET / HTTP/1.0', b'Connection: Keep-Alive')).keep_alive)
 
     def test_absolute_form_is_its_path(self):
-        request = http.parse_head(b'GET http://api:8780/v2/status?x HTTP/1.1')
-        self.assertEqual(('/v2/status', 'x'), (request.path, request.query))
+        request = http.parse_head(b'GET http://api:8780/v3/status?x HTTP/1.1')
+        self.assertEqual(('/v3/status', 'x'), (request.path, request.query))
         self.assertEqual('/', http.parse_head(
             b'GET http://api HTTP/1.1').path)
 
     def test_malformed_request_lines(self):
-        for line in (b'\x00\x01 not HTTP at all', b'GET /v2/flavors/',
+        for line in (b'\x00\x01 not HTTP at all', b'GET /v3/flavors/',
                      b'GET  / HTTP/1.1', b'G(T / HTTP/1.1',
                      b'GET / FTP/1.0', b'GET v2/flavors HTTP/1.1',
                      b'GET * HTTP/1.1'):
@@ -133,15 +133,15 @@ class TestEnviron(base.BaseTestCase):
 
     def test_pep_3333(self):
         request = http.parse_head(head(
-            b'POST /v2/fl%C3%A9vors/%2F?a=%20b HTTP/1.1', b'Host: api:8780',
+            b'POST /v3/fl%C3%A9vors/%2F?a=%20b HTTP/1.1', b'Host: api:8780',
             b'Content-Type: text/plain', b'Content-Length: 2',
             b'X-Auth-Token: t', b'X_Auth_Token: spoofed', b'Accept: a',
             b'Accept: b'))
         env = http.environ(request, b'hi', ('127.0.0.1', 8780),
                            ('10.0.0.1', 4242))
-        self.assertEqual('/v2/fl\xc3\xa9vors//', env['PATH_INFO'])
+        self.assertEqual('/v3/fl\xc3\xa9vors//', env['PATH_INFO'])
         self.assertEqual('a=%20b', env['QUERY_STRING'])
-        self.assertEqual('/v2/fl%C3%A9vors/%2F?a=%20b', env['REQUEST_URI'])
+        self.assertEqual('/v3/fl%C3%A9vors/%2F?a=%20b', env['REQUEST_URI'])
         self.assertEqual(('text/plain', '2'), (env['CONTENT_TYPE'],
                                                env['CONTENT_LENGTH']))
         # The underscore spelling cannot pass for the real header.

@@ -21,9 +21,12 @@ from unittest import mock
 import fixtures
 
 from flavor_exporter.api import access
+from flavor_exporter.api import dispatch
+from flavor_exporter.api import errors
 from flavor_exporter.api import filters
 from flavor_exporter.api import generations
-from flavor_exporter.api import queries as queries_mod
+from flavor_exporter.api import published
+from flavor_exporter.api.resources import flavors
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base as test_base
@@ -47,8 +50,8 @@ class Clock:
         return self.now
 
 
-class TestQueries(test_base.BaseTestCase):
-    """What every query shares: the generation, its freshness, the memo."""
+class TestPublished(test_base.BaseTestCase):
+    """What every route shares: the generation, its freshness, the memo."""
 
     def setUp(self):
         super().setUp()
@@ -57,19 +60,18 @@ class TestQueries(test_base.BaseTestCase):
         self.clock = Clock()
         self.wall = T0
         self.on_cold = None
-        self.reader = self.make_queries()
+        self.reader = self.make_reader()
 
-    def make_queries(self):
-        return queries_mod.Queries(
+    def make_reader(self):
+        return published.Published(
             {'default': self.store.reader}, 'default', check_interval=1.0,
-            stale_after=300, on_cold={'default': lambda: self.on_cold()},
+            stale_after=300, retry_after=5,
+            on_cold={'default': lambda: self.on_cold()},
             clock=self.clock, wall_clock=lambda: self.wall)
 
-    make_reader = make_queries
-
     def document(self, view, name):
-        queries = self.reader
-        return queries._document(queries._cloud(None), view.generation, name)
+        data = self.reader
+        return data.document(data.cloud(None), view.generation, name)
 
     def raw(self, view, name):
         held = self.document(view, name)
@@ -83,11 +85,11 @@ class TestQueries(test_base.BaseTestCase):
                                   moment, rewrite=rewrite)[pub.GENERATION]
 
     def test_cold(self):
-        self.assertRaises(queries_mod.NoData, self.reader.view, fill=False)
+        self.assertRaises(errors.NoData, self.reader.view, fill=False)
 
     def test_cold_and_cache_down(self):
         self.backend.down = True
-        self.assertRaises(queries_mod.Unavailable, self.reader.view,
+        self.assertRaises(errors.Unavailable, self.reader.view,
                           fill=False)
 
     def test_view_of_published_generation(self):
@@ -191,7 +193,7 @@ class TestQueries(test_base.BaseTestCase):
         self.assertIn('cache unreachable', view.trouble)
         self.assertEqual(b'{"stale":false,"x":1}',
                          self.raw(view, 'a'))
-        self.assertRaises(queries_mod.Unavailable, self.raw, view, 'b')
+        self.assertRaises(errors.Unavailable, self.raw, view, 'b')
         self.backend.down = False
         self.clock.now = 20
         view = self.reader.view()
@@ -248,7 +250,7 @@ class TestQueries(test_base.BaseTestCase):
         entry = view.generation.documents['a']
         for part in entry.part_names():
             del self.backend._items[self.store.reader.key(part)]
-        self.assertRaises(queries_mod.Unavailable, self.raw, view, 'a')
+        self.assertRaises(errors.Unavailable, self.raw, view, 'a')
         self.store.publish({'a': b'{"stale":false,"x":1}', 'b': b'"bee"'},
                            pointer_at(self.wall), datetime.datetime.now(
                                datetime.timezone.utc), rewrite=True)
@@ -265,8 +267,8 @@ class TestQueries(test_base.BaseTestCase):
 
     def test_failed_on_cold(self):
         self.on_cold = mock.Mock(return_value=False)
-        self.assertRaises(queries_mod.NoData, self.reader.view)
-        self.assertRaises(queries_mod.NoData, self.reader.view, fill=False)
+        self.assertRaises(errors.NoData, self.reader.view)
+        self.assertRaises(errors.NoData, self.reader.view, fill=False)
         self.assertEqual(1, self.on_cold.call_count)
 
     def test_status_read_once_per_interval_and_kept_on_failure(self):
@@ -298,9 +300,9 @@ class TestQueries(test_base.BaseTestCase):
         view = self.reader.view()
         for part in view.generation.documents['a'].part_names():
             del self.backend._items[self.store.reader.key(part)]
-        self.assertRaises(queries_mod.Unavailable, self.raw, view, 'a')
+        self.assertRaises(errors.Unavailable, self.raw, view, 'a')
         self.assertEqual({pub.GENERATION: generation},
-                         self.store.refresh_request())
+                         self.store.refresh_requests.pending())
         self.clock.now = 5
         view = self.reader.view()
         self.assertTrue(view.stale)
@@ -318,7 +320,7 @@ class TestQueries(test_base.BaseTestCase):
         moment = datetime.datetime.fromtimestamp(T0, datetime.timezone.utc)
         self.store.publish({'a': b'1'}, pointer_at(T0, format_version=1),
                            moment)
-        error = self.assertRaises(queries_mod.Unavailable, self.reader.view)
+        error = self.assertRaises(errors.Unavailable, self.reader.view)
         self.assertIn('format 1, this API reads format %d'
                       % pub.FORMAT_VERSION, str(error))
 
@@ -362,7 +364,7 @@ class TestQueries(test_base.BaseTestCase):
         self.assertIsNotNone(views[0].generation)
 
     def test_unknown_cloud(self):
-        error = self.assertRaises(queries_mod.NotFound, self.reader.view,
+        error = self.assertRaises(errors.NotFound, self.reader.view,
                                   'north')
         self.assertIn('No cloud is named "north"', str(error))
 
@@ -380,38 +382,42 @@ class TestAnswers(base.ApiTestCase):
     def setUp(self):
         super().setUp()
         self.publish()
-        self.queries = queries_mod.Queries(
+        self.data = published.Published(
             {'default': self.store.reader}, 'default', check_interval=1.0,
-            stale_after=300)
+            stale_after=300, retry_after=5)
+
+    def request(self, params=None, query=None):
+        return dispatch.Request(self.data, {}, dict(params or {}),
+                                access.UNRESTRICTED, query)
 
     def test_filtered_list_made_once(self):
         query = filters.ListQuery(None, None, 'gpu')
-        first = self.queries.flavors(None, query, access.UNRESTRICTED)
+        first = flavors.list_flavors(self.request(query=query))
         gets = self.backend.gets
-        again = self.queries.flavors(None, query, access.UNRESTRICTED)
+        again = flavors.list_flavors(self.request(query=query))
         self.assertIs(first.representation, again.representation)
         self.assertEqual(gets, self.backend.gets)
 
     def test_stale_copy_differs_by_its_flag_only(self):
-        fresh = self.queries.flavors(None, filters.NO_FILTERS,
-                                     access.UNRESTRICTED).representation
+        fresh = flavors.list_flavors(self.request(
+            query=filters.NO_FILTERS)).representation
         self.wall_clock_ahead(10_000)
-        stale = self.queries.flavors(None, filters.NO_FILTERS,
-                                     access.UNRESTRICTED).representation
+        stale = flavors.list_flavors(self.request(
+            query=filters.NO_FILTERS)).representation
         self.assertEqual(dict(json.loads(fresh.body), stale=True),
                          json.loads(stale.body))
         self.assertNotEqual(fresh.etag, stale.etag)
         self.assertEqual(fresh.last_modified, stale.last_modified)
 
     def wall_clock_ahead(self, seconds):
-        self.queries = queries_mod.Queries(
+        self.data = published.Published(
             {'default': self.store.reader}, 'default', check_interval=1.0,
-            stale_after=300, wall_clock=lambda: time.time() + seconds)
+            stale_after=300, retry_after=5,
+            wall_clock=lambda: time.time() + seconds)
 
     def test_unknown_flavors(self):
-        self.assertRaises(queries_mod.NotFound, self.queries.flavor, None,
-                          'nope', access.UNRESTRICTED)
-        error = self.assertRaises(queries_mod.NotFound,
-                                  self.queries.legacy_flavor, None, 'nope',
-                                  access.UNRESTRICTED)
-        self.assertEqual(queries_mod.UNKNOWN_LEGACY_FLAVOR, str(error))
+        self.assertRaises(errors.NotFound, flavors.show_flavor,
+                          self.request({'flavor': 'nope'}))
+        error = self.assertRaises(errors.NotFound, flavors.legacy_one,
+                                  self.request({'flavor_id': 'nope'}))
+        self.assertEqual(flavors.UNKNOWN_LEGACY_FLAVOR, str(error))

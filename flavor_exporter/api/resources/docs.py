@@ -24,11 +24,9 @@ import mimetypes
 import os
 import threading
 
-import pecan
 import swagger_ui_bundle
-import webob
-import webob.exc
 
+from flavor_exporter.api import errors
 from flavor_exporter.api import responses
 
 # The only files /docs/ serves, whatever the path asks for.
@@ -127,22 +125,26 @@ class _Files:
         return self._cache[name]
 
 
-class DocsController:
+_OPENAPI = OpenApiDocument()
+_FILES = _Files()
 
-    def __init__(self):
-        self._files = _Files()
 
-    @pecan.expose()
-    def docs_redirect(self):
-        # Relative links in the page need the trailing slash.
-        return webob.Response(status=301, location='docs/',
-                              content_type=None)
+def show_openapi(request):
+    """/openapi.json: the API's description, served from its URL."""
+    return responses.page(_OPENAPI.served_at(request.application_url))
 
-    @pecan.expose()
-    def docs(self, asset=''):
-        found = self._files.get(asset)
-        if found is None:
-            raise webob.exc.HTTPNotFound()
-        content, kind = found
-        return responses.body(content, content_type=kind, headers=[
-            ('Cache-Control', 'max-age=3600')])
+
+def redirect_to_docs(request):
+    """/docs: to /docs/, which relative links in the page need."""
+    return responses.page(b'', content_type=None, status=301, headers=[
+        ('Location', request.application_url + '/docs/')])
+
+
+def show_docs(request):
+    """/docs/ and its assets: Swagger UI, offline."""
+    found = _FILES.get(request.params.get('asset', ''))
+    if found is None:
+        raise errors.NotFound('No such resource: %s' % request.path)
+    content, kind = found
+    return responses.page(content, content_type=kind, headers=[
+        ('Cache-Control', 'max-age=3600')])

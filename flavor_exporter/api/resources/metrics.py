@@ -24,8 +24,9 @@ deployment of one cloud), added here: the worker's documents do not
 depend on what the deployment calls their cloud.
 """
 
+from flavor_exporter.api import errors
 from flavor_exporter.api import generations
-from flavor_exporter.api import queries
+from flavor_exporter.api import responses
 from flavor_exporter.publication import contract as pub
 
 CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
@@ -128,34 +129,35 @@ def merged(labelled_texts):
     return b'\n'.join(lines) + b'\n'
 
 
-class Exposition:
-    """The whole /metrics body of every cloud an API process serves."""
+def exposition(data):
+    """The whole /metrics body of every cloud data (published.Published)."""
+    texts = []
+    for name in data.names():
+        view = data.peek(name)
+        texts.append(_published_gauges(data, name, view))
+        live = '\n'.join(live_gauges(
+            view if view.generation is not None else None,
+            data.status(name)))
+        texts.append(labelled(live.encode('utf-8'), name))
+    return merged(texts)
 
-    def __init__(self, queries):
-        self._queries = queries
-        # cloud name -> (generation id, its labelled published gauges)
-        self._published = {}
 
-    def __call__(self):
-        texts = []
-        for name in self._queries.names():
-            view = self._queries.peek(name)
-            texts.append(self._published_gauges(name, view))
-            live = '\n'.join(live_gauges(
-                view if view.generation is not None else None,
-                self._queries.status(name)))
-            texts.append(labelled(live.encode('utf-8'), name))
-        return merged(texts)
+def _published_gauges(data, name, view):
+    """The worker's gauges of view's generation, cloud labelled."""
+    if view.generation is None:
+        return {}
+    state = data.cloud(name)
+    try:
+        held = data.document(state, view.generation, pub.METRICS)
+    except errors.Unavailable:
+        return {}  # the next scrape tries again
+    if held is None:
+        return {}
+    return data.made(held, ('metrics', name),
+                     lambda: labelled(held.body, name))
 
-    def _published_gauges(self, name, view):
-        if view.generation is None:
-            return {}
-        generation_id, families = self._published.get(name, (None, {}))
-        if generation_id != view.generation.id:
-            try:
-                text = self._queries.metrics(name, view)
-            except queries.Unavailable:
-                return {}  # the next scrape tries again
-            families = labelled(text, name)
-            self._published[name] = (view.generation.id, families)
-        return families
+
+def show_metrics(request):
+    """/metrics: every cloud's gauges, Prometheus text format."""
+    return responses.page(exposition(request.published),
+                          content_type=CONTENT_TYPE)
