@@ -137,7 +137,8 @@ def serve(cloud, spec, workdir, args):
                 '%s x%d' % (gpu['type'], gpu['count']) if gpu else '',
                 flavor['available'], flavor['total']))
         bindir = os.path.dirname(sys.executable)
-        print('\n  API      %s/v3/flavors/\n  legacy   %s/gpus/flavors/\n'
+        print('\n  API      %s/v3/flavors/\n  portal   %s/v2/flavors/\n'
+              '  legacy   %s/gpus/flavors/\n'
               '  docs     %s/docs/\n  metrics  %s/metrics\n'
               '  config   %s\n\n'
               'From another shell, while this runs:\n\n'
@@ -146,7 +147,7 @@ def serve(cloud, spec, workdir, args):
               '  %s/openstack capacity flavor list\n'
               '  %s/openstack --os-compute-api-version 2.87 hypervisor list\n'
               '\nCtrl-C stops.'
-              % (base, base, base, base, config, clouds_yaml,
+              % (base, base, base, base, base, config, clouds_yaml,
                  cloud.cloud_name, bindir, config, bindir, bindir),
               flush=True)
         # Blocked only now: the children must not inherit the mask.

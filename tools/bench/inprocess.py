@@ -23,15 +23,22 @@ microseconds); the server's share is tools/bench/api.py's.
 
 ``--proxy`` and ``--cors ORIGIN`` add the optional layers
 (``[oslo_middleware] enable_proxy_headers_parsing``, ``[cors]
-allowed_origin``). Figures go to bench-results/inprocess.json.
+allowed_origin``); ``--basic COST`` authenticates every request with
+HTTP Basic credentials of an htpasswd file of that bcrypt cost
+(``auth_strategy = http_basic``); ``--log`` writes the log at INFO, as a
+deployment does (to /dev/null), so that the request log line is paid.
+Figures go to bench-results/inprocess.json.
 """
 
 import argparse
+import base64
 import datetime
 import io
 import json
+import logging
 import os
 import sys
+import tempfile
 import time
 
 from flavor_exporter.publication import contract as pub
@@ -39,9 +46,10 @@ from flavor_exporter.publication import contract as pub
 HOSTS = 40
 FLAVORS = 100
 # {id}: the first flavor published.
-ROUTES = ('/gpus/flavors/', '/gpus/flavors/{id}', '/v3/flavors/',
-          '/v3/flavors/?gpu=true', '/v3/flavors/{id}', '/no/such/path',
-          '/v3/status', '/')
+ROUTES = ('/v2/flavors/', '/gpus/flavors/', '/gpus/flavors/{id}',
+          '/v3/flavors/', '/v3/flavors/?gpu=true', '/v3/flavors/{id}',
+          '/no/such/path', '/v3/status', '/metrics', '/')
+BASIC_USER = ('bench', b'bench-password')
 
 
 def application(args):
@@ -59,6 +67,21 @@ def application(args):
                           group='oslo_middleware')
     if args.cors:
         conf.set_override('allowed_origin', [args.cors], group='cors')
+    if args.basic is not None:
+        import bcrypt
+        user_file = os.path.join(tempfile.mkdtemp(), 'htpasswd')
+        with open(user_file, 'w') as f:
+            f.write('%s:%s\n' % (BASIC_USER[0], bcrypt.hashpw(
+                BASIC_USER[1], bcrypt.gensalt(args.basic)).decode()))
+        conf.set_override('auth_strategy', 'http_basic')
+        conf.set_override('http_basic_auth_user_file', user_file)
+    if args.log:
+        from oslo_log import formatters
+        handler = logging.FileHandler(os.devnull)
+        handler.setFormatter(formatters.ContextFormatter(config=conf))
+        # One handler, as oslo.log sets up a deployment's.
+        logging.getLogger().handlers[:] = [handler]
+        logging.getLogger().setLevel(logging.INFO)
     backend = cache.MemoryBackend()
     docs, pointer = bench_engine.documents(HOSTS, FLAVORS, gpu_only=True)
     collected_at = datetime.datetime.fromtimestamp(
@@ -84,6 +107,9 @@ def environ_of(path, args):
         environ['HTTP_X_FORWARDED_PROTO'] = 'https'
     if args.cors:
         environ['HTTP_ORIGIN'] = args.cors
+    if args.basic is not None:
+        environ['HTTP_AUTHORIZATION'] = 'Basic ' + base64.b64encode(
+            b'%s:%s' % (BASIC_USER[0].encode(), BASIC_USER[1])).decode()
     return environ
 
 
@@ -116,6 +142,11 @@ def main(argv=None):
     parser.add_argument('--cors', metavar='ORIGIN',
                         help='[cors] allowed_origin = ORIGIN, requests '
                              'from it')
+    parser.add_argument('--basic', type=int, metavar='COST',
+                        help='auth_strategy = http_basic, a user of that '
+                             'bcrypt cost, every request authenticated')
+    parser.add_argument('--log', action='store_true',
+                        help='log at INFO (to /dev/null), as deployed')
     parser.add_argument('--route', action='append', choices=ROUTES)
     parser.add_argument('--output', default='bench-results/inprocess.json')
     args = parser.parse_args(argv)
@@ -129,6 +160,7 @@ def main(argv=None):
     os.makedirs(os.path.dirname(args.output) or '.', exist_ok=True)
     with open(args.output, 'w') as out:
         json.dump({'proxy': args.proxy, 'cors': args.cors,
+                   'basic': args.basic, 'log': args.log,
                    'requests': args.requests, 'runs': args.runs,
                    'cpu_us_per_request': figures}, out, indent=2)
     print('written to %s' % args.output)

@@ -95,7 +95,9 @@ class UnreadableHostTest(base.TestCase):
                           % self.broken) for path in self.proxy.seen))
         body = self.flavor(V100)
         self.assertEqual(4, body['flavor']['total'])
-        self.assertEqual({}, body['unreadable_hosts'])
+        self.assertEqual((False, 0), (body['partial'],
+                                      body['unreadable_host_count']))
+        self.assertNotIn('unreadable_hosts', body)
         self.assertNotIn('host data unreadable',
                          body['flavor']['excluded_hosts'])
         self.assertEqual(0, self.status()['unreadable_host_count'])
@@ -116,6 +118,10 @@ class UnreadableHostTest(base.TestCase):
         self.assertEqual(2, body['flavor']['total'])
         self.assertEqual(1, body['flavor']['excluded_hosts'][
             'host data unreadable'])
+        self.assertEqual((True, 1), (body['partial'],
+                                     body['unreadable_host_count']))
+        # Named, since nobody is authenticated (noauth): everyone may see
+        # hosts.
         self.assertEqual([BROKEN_HOST], list(body['unreadable_hosts']))
         self.assertIn(names or self.broken,
                       body['unreadable_hosts'][BROKEN_HOST])
@@ -239,7 +245,9 @@ class UnreadableHostTest(base.TestCase):
                       self.proxy.seen[seen:])
         body = self.flavor(V100)
         self.assertEqual(4, body['flavor']['total'])
-        self.assertEqual({}, body['unreadable_hosts'])
+        self.assertEqual((False, 0), (body['partial'],
+                                      body['unreadable_host_count']))
+        self.assertNotIn('unreadable_hosts', body)
 
     def test_host_missing_from_a_listing_is_unreadable(self):
         # A listing without one host (a cell that did not answer, a page

@@ -29,6 +29,7 @@ from flavor_exporter.api import app
 from flavor_exporter.api import dispatch
 from flavor_exporter.api import policy
 from flavor_exporter.capacity import model
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import base as test_base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
@@ -93,6 +94,16 @@ class TestMembers(PolicyTestCase):
                          ids(self.get('/v3/flavors/', MEMBER)))
         self.assertEqual(sorted(self.PUBLIC + ['p2']),
                          ids(self.get('/v3/flavors/', OTHER_MEMBER)))
+
+    def test_the_seed_list_follows_the_same_rules(self):
+        def seed_ids(caller):
+            return sorted(f['id'] for f in self.get('/v2/flavors/',
+                                                    caller).json)
+        self.assertEqual(sorted(self.PUBLIC + ['p1', 'pg']),
+                         seed_ids(MEMBER))
+        self.assertEqual(sorted(self.PUBLIC + ['p2']),
+                         seed_ids(OTHER_MEMBER))
+        self.assertEqual(TestReaders.EVERY, seed_ids(ADMIN))
 
     def test_filters_apply_to_what_they_see(self):
         self.assertEqual(['pg'], ids(self.get(
@@ -196,3 +207,52 @@ class TestPolicySample(test_base.BaseTestCase):
         with open(output) as fresh, open(os.path.join(ROOT, SAMPLE)) as old:
             self.assertEqual(fresh.read(), old.read(),
                              'Run "tox -e genpolicy" and commit %s' % SAMPLE)
+
+
+class TestUnreadableHosts(PolicyTestCase):
+    """Which hosts could not be read, and why: for those who see hosts."""
+
+    def setUp(self):
+        super().setUp()
+        broken = model.Host('cmp009', 'cmp009.example.org',
+                            availability_zone='az1',
+                            unreadable='resource provider rp-9: '
+                                       'answered 500 (upstream text)')
+        sample.publish(self.store, flavors(),
+                       host_list=sample.hosts() + [broken])
+        self.names = {'cmp009': 'resource provider rp-9: answered 500 '
+                                '(upstream text)'}
+
+    def test_members_see_how_many(self):
+        for path in ('/v3/flavors/', '/v3/flavors/g1', '/v3/gpus/',
+                     '/v3/gpus/a100', '/v3/flavors/?gpu=true'):
+            body = self.get(path, MEMBER).json
+            self.assertEqual((True, 1), (body['partial'],
+                                         body['unreadable_host_count']),
+                             path)
+            self.assertNotIn('unreadable_hosts', body, path)
+            self.assertNotIn(b'cmp009', self.get(path, MEMBER).body, path)
+
+    def test_readers_see_which_and_why(self):
+        for path in ('/v3/flavors/', '/v3/flavors/g1', '/v3/gpus/',
+                     '/v3/gpus/a100', '/v3/flavors/?gpu=true'):
+            body = self.get(path, SYSTEM_READER).json
+            self.assertEqual(1, body['unreadable_host_count'], path)
+            self.assertEqual(self.names, body['unreadable_hosts'], path)
+
+    def test_status_names_them_for_readers_only(self):
+        self.store.write_status(dict(sample.status(), **{
+            pub.UNREADABLE_HOSTS: self.names, pub.UNREADABLE_COUNT: 1}))
+        policy_file = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                                   'policy.yaml')
+        with open(policy_file, 'w') as f:
+            f.write('"capacity:status:get": "@"\n')
+        self.flags(group='oslo_policy', policy_file=policy_file)
+        self.api = webtest.TestApp(dispatch.Dispatcher(
+            app.make_published(self.conf, self.backend), {}, None,
+            policy.make_enforcer(self.conf)))
+        refresh = self.get('/v3/status', MEMBER).json['refresh']
+        self.assertNotIn('unreadable_hosts', refresh)
+        self.assertEqual(1, refresh['unreadable_host_count'])
+        self.assertEqual(self.names, self.get(
+            '/v3/status', SYSTEM_READER).json['refresh']['unreadable_hosts'])

@@ -27,6 +27,7 @@ from flavor_exporter.capacity import gpu_devices
 from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import pci_alias
+from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.capacity import test_fast_path
 
@@ -282,3 +283,51 @@ class TestFastPathMatchesReference(base.BaseTestCase):
             self.assertIn(reason, reasons)
         classes = {reason for reason in reasons if reason.isupper()}
         self.assertGreaterEqual(len(classes), 2, reasons)
+
+
+class TestFlavorGpu(base.TestCase):
+    """A flavor's GPUs named as the report's GPU types are."""
+
+    KINDS = [gpu_devices.Kind('VGPU:CUSTOM_NVIDIA_11', 'VGPU',
+                              ('CUSTOM_NVIDIA_11',)),
+             gpu_devices.Kind('VGPU:CUSTOM_NVIDIA_12', 'VGPU',
+                              ('CUSTOM_NVIDIA_12',)),
+             gpu_devices.Kind('CUSTOM_FPGA', 'CUSTOM_FPGA', ()),
+             gpu_devices.Kind('a100', 'CUSTOM_PCI_10DE_20B0', ())]
+
+    def gpu(self, **specs):
+        flavor = model.Flavor('f', 'f', vcpus=2, ram=1024, disk=10,
+                              extra_specs=specs)
+        return gpus.flavor_gpu(request_mod.build_request(flavor, {}),
+                               self.KINDS)
+
+    def test_none(self):
+        self.assertIsNone(self.gpu())
+        self.assertIsNone(self.gpu(**{'resources:CUSTOM_BAREMETAL': '1'}))
+
+    def test_a_pci_alias_is_its_type(self):
+        self.assertEqual(('a100', 2),
+                         self.gpu(**{'pci_passthrough:alias': 'a100:2'}))
+        self.assertEqual(('a100,t4', 3), self.gpu(
+            **{'pci_passthrough:alias': 't4:1,a100:2'}))
+
+    def test_vgpu_by_the_traits_of_its_group(self):
+        self.assertEqual(('VGPU:CUSTOM_NVIDIA_11', 1), self.gpu(**{
+            'resources1:VGPU': '1',
+            'trait1:CUSTOM_NVIDIA_11': 'required'}))
+        self.assertEqual(('VGPU:CUSTOM_NVIDIA_12', 2), self.gpu(**{
+            'resources1:VGPU': '2',
+            'trait1:CUSTOM_NVIDIA_11': 'forbidden'}))
+        # Either type may serve it.
+        self.assertEqual(('VGPU:CUSTOM_NVIDIA_11,VGPU:CUSTOM_NVIDIA_12', 1),
+                         self.gpu(**{'resources:VGPU': '1'}))
+
+    def test_vgpu_where_the_cloud_has_none(self):
+        flavor = model.Flavor('f', 'f', vcpus=2, ram=1024, disk=10,
+                              extra_specs={'resources:VGPU': '1'})
+        self.assertEqual(('VGPU', 1), gpus.flavor_gpu(
+            request_mod.build_request(flavor, {}), []))
+
+    def test_a_device_class_of_a_child_provider(self):
+        self.assertEqual(('CUSTOM_FPGA', 1),
+                         self.gpu(**{'resources:CUSTOM_FPGA': '1'}))
