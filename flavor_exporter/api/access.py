@@ -23,7 +23,6 @@ loopback deployments) everything is readable.
 
 from oslo_context import context
 from oslo_log import log
-from oslo_policy import policy
 
 from flavor_exporter.api import errors
 
@@ -37,7 +36,6 @@ class Access:
 
     def __init__(self, enforcer=None, environ=None):
         self._enforcer = enforcer
-        self._decided = {}
         self.project_id = None
         if enforcer is not None:
             # With the request's ids (middleware/request_id.py) from the
@@ -48,21 +46,14 @@ class Access:
             self._credentials = caller.to_policy_values()
 
     def may(self, rule, target=None):
-        """Whether policy rule allows the caller (decided once).
+        """Whether policy rule allows the caller.
 
-        target: what the route names, e.g. {'project_id': ...}.
+        target: what the route names, e.g. {'project_id': ...}. The
+        enforcer remembers its decisions (policy.RememberedDecisions).
         """
         if self._enforcer is None:
             return True
-        decided = (rule, tuple(sorted((target or {}).items())))
-        if decided not in self._decided:
-            try:
-                allowed = self._enforcer.enforce(rule, target or {},
-                                                 self._credentials)
-            except policy.InvalidScope:
-                allowed = False
-            self._decided[decided] = bool(allowed)
-        return self._decided[decided]
+        return self._enforcer.enforce(rule, target or {}, self._credentials)
 
     def require(self, rule, target=None):
         if not self.may(rule, target):

@@ -20,9 +20,11 @@ tests/functional/test_keystone_auth.py.
 """
 
 import os
+from unittest import mock
 
 import fixtures
 from oslo_policy import generator
+from oslo_policy import policy as oslo_policy
 import webtest
 
 from flavor_exporter.api import app
@@ -256,3 +258,42 @@ class TestUnreadableHosts(PolicyTestCase):
         self.assertEqual(1, refresh['unreadable_host_count'])
         self.assertEqual(self.names, self.get(
             '/v3/status', SYSTEM_READER).json['refresh']['unreadable_hosts'])
+
+
+class TestRememberedDecisions(test_base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.now = 0.0
+        self.oslo = mock.Mock()
+        self.oslo.enforce.side_effect = lambda rule, target, creds: (
+            'admin' in creds['roles'])
+        self.decisions = policy.RememberedDecisions(self.oslo,
+                                                    clock=lambda: self.now)
+
+    def test_a_caller_asking_again_costs_nothing(self):
+        member = {'roles': ['member'], 'project_id': 'p1'}
+        admin = {'roles': ['admin'], 'project_id': 'p1'}
+        for _ in range(3):
+            self.assertFalse(self.decisions.enforce('r', {}, member))
+            self.assertTrue(self.decisions.enforce('r', {}, admin))
+        self.assertEqual(2, self.oslo.enforce.call_count)
+        # Another target is another decision.
+        self.decisions.enforce('r', {'project_id': 'p2'}, member)
+        self.assertEqual(3, self.oslo.enforce.call_count)
+
+    def test_forgotten_after_a_second(self):
+        member = {'roles': ['member']}
+        self.decisions.enforce('r', {}, member)
+        self.now = 0.9
+        self.decisions.enforce('r', {}, member)
+        self.assertEqual(1, self.oslo.enforce.call_count)
+        # An edited policy file answers otherwise from now on.
+        self.oslo.enforce.side_effect = lambda *_: True
+        self.now = 1.0
+        self.assertTrue(self.decisions.enforce('r', {}, member))
+
+    def test_a_scope_refusal_is_a_no(self):
+        self.oslo.enforce.side_effect = oslo_policy.InvalidScope(
+            'r', ['system'], 'project')
+        self.assertFalse(self.decisions.enforce('r', {}, {'roles': []}))
