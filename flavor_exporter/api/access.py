@@ -37,12 +37,14 @@ class Access:
     def __init__(self, enforcer=None, environ=None):
         self._enforcer = enforcer
         self.project_id = None
+        self.user_id = None
         if enforcer is not None:
             # With the request's ids (middleware/request_id.py) from the
             # environ; it replaces the thread's context, so the request's
             # later log lines name the caller as well.
             caller = context.RequestContext.from_environ(environ)
             self.project_id = caller.project_id
+            self.user_id = caller.user_id
             self._credentials = caller.to_policy_values()
 
     def may(self, rule, target=None):

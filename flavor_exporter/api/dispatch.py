@@ -72,6 +72,11 @@ class Request:
         return self.environ.get('PATH_INFO') or '/'
 
     @property
+    def client(self):
+        """Who asks: the authenticated user, else the client's address."""
+        return self.caller.user_id or self.environ.get('REMOTE_ADDR', '-')
+
+    @property
     def application_url(self):
         """Where the API is served, as the client reached it (no '/')."""
         return webob.Request(self.environ).application_url

@@ -66,6 +66,24 @@ class MethodNotAllowed(ApiError):
                          % method[:32], [('Allow', ', '.join(allowed))])
 
 
+class TooManyRequests(ApiError):
+    """The client asked for more than its share; Retry-After says when."""
+
+    code = 429
+
+    def __init__(self, message, retry_after):
+        super().__init__(message, [('Retry-After', str(retry_after))])
+
+
+class BadGateway(ApiError):
+    """What the service reads from the cloud failed for this answer."""
+
+    code = 502
+
+    def __init__(self, message, retry_after):
+        super().__init__(message, [('Retry-After', str(retry_after))])
+
+
 class ServiceUnavailable(ApiError):
     """Nothing to answer with yet; Retry-After says when to ask again."""
 

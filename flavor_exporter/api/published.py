@@ -77,6 +77,7 @@ class Cloud:
         self._status_interval = status_interval
         self._clock = clock
         self._status = None
+        self._project_status = None
         self._next_status_read = float('-inf')
         self._status_lock = threading.Lock()
         self._next_ask = float('-inf')
@@ -108,9 +109,15 @@ class Cloud:
                     self._status_interval
                 try:
                     self._status = self.reader.status()
+                    self._project_status = self.reader.project_status()
                 except reader_mod.CacheError:
                     pass  # the view says the cache is unreachable
         return self._status
+
+    def project_status(self):
+        """How the leading worker answers projects, read with status()."""
+        self.status()
+        return self._project_status
 
 
 class Published:
@@ -178,6 +185,10 @@ class Published:
     def status(self, cloud=None):
         """The last status entry cloud's worker wrote, or None."""
         return self.cloud(cloud).status()
+
+    def project_status(self, cloud=None):
+        """How cloud's leading worker answers projects, or None."""
+        return self.cloud(cloud).project_status()
 
     def probe(self, cloud=None):
         """The View of cloud's data once its main documents were read.

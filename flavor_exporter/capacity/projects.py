@@ -11,22 +11,27 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""What one project can start: pure, from a Report and the project's quota.
+"""What one project can start: pure, in two parts that change apart.
 
-The engine counts every host that some project may use (engine.py); a
-project may use fewer: tenancy.py says which, host by host, from the
-aggregates of the snapshot. A flavor's capacity for the project is the
-sum of its per-host numbers over those hosts; the quota says how many
-instances the project may still start (quota.py); ``startable`` is the
-smaller, overall and per availability zone. Only the flavors the project
-may use are listed: public ones, and private ones shared with it.
+Which hosts a project may use (tenancy.py) decides its capacity: every
+project the aggregates do not name may use the same hosts, and those
+they name their own, so a cloud has a few host *patterns*, whatever its
+number of projects. A pattern's per-flavor numbers are sums of the
+per-host columns the refresh made; they change with every refresh.
 
-Nothing here reads the cloud: a project's numbers cost its quota reading
-(worker/quotas.py) and a pass over per-host columns the refresh already
-made.
+How many instances a project's quota allows (quota.py) depends on its
+quota reading and, per flavor, on what one instance counts against the
+quota (quota.Footprint), which many flavors share; it changes when the
+quota is read again.
+
+So the worker computes the patterns once per refresh and a project's
+headroom once per footprint and quota reading; publication/projects.py
+joins them with the cloud-wide list into the document the API serves.
+Nothing here reads the cloud.
 """
 
 import dataclasses
+import hashlib
 
 import numpy
 
@@ -34,56 +39,95 @@ from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import quota as quota_mod
 from flavor_exporter.capacity import tenancy
 
-QUOTA = 'quota'
-CAPACITY = 'capacity'
+
+@dataclasses.dataclass(frozen=True)
+class Pattern:
+    """Which hosts of a report a project may use, and why not the others.
+
+    names: the reasons, names[0] None (may use); codes: per host of the
+    report, the index of its reason.
+    """
+
+    names: tuple
+    codes: bytes
+
+    @property
+    def name(self):
+        """A short name of the pattern, the same for equal patterns."""
+        digest = hashlib.blake2b(repr((self.names, self.codes)).encode(),
+                                 digest_size=8)
+        return digest.hexdigest()
 
 
 @dataclasses.dataclass
-class ProjectFlavor:
-    """One flavor as one project sees it."""
+class Numbers:
+    """A flavor's capacity on the hosts of one pattern."""
 
-    capacity: object  # engine.FlavorCapacity, of the cloud
-    total: int | None
-    available: int | None
+    total: int
+    available: int
     zones: dict  # zone -> [total, available]
-    excluded: dict  # why -> hosts the flavor fits on that the project lacks
-    headroom: object  # quota.Headroom
-    startable: int
-    limited_by: str | None  # QUOTA or CAPACITY (None: invalid flavor)
+    excluded: dict  # why -> hosts the flavor fits on that are not usable
 
 
-@dataclasses.dataclass
-class ProjectReport:
-    project_id: str
-    report: object  # engine.Report
-    quota: object  # quota.ProjectQuota, None for no quota system
-    flavors: list  # ProjectFlavor
-    aggregates: list  # names of the aggregates the project is kept to
-    isolation: object  # tenancy.TenantIsolation
+def host_pattern(report, project_id, isolation):
+    """The Pattern of project_id over report.
 
-
-def may_use(flavor, project_id):
-    """Whether a project may boot flavor (public, or shared with it)."""
-    if flavor.is_public:
-        return True
-    return flavor.projects is not None and project_id in flavor.projects
-
-
-def host_reasons(report, project_id, isolation):
-    """[why not, or None] per host of report, for project_id."""
-    if not isolation.enabled:
-        return [None] * len(report.hosts)
-    own = tenancy.project_aggregates(report.aggregates, project_id)
-    reasons = []
+    project_id None: a project no aggregate names.
+    """
+    names = [None]
+    index = {None: 0}
+    codes = bytearray()
+    own = tenancy.project_aggregates(report.aggregates, project_id) \
+        if project_id is not None else frozenset()
     for host in report.hosts:
-        keys = tenancy.read_keys(isolation, {
-            key for agg in host.aggregates for key in (agg.metadata or ())})
-        metadata = aggregate_filter.host_aggregate_metadata(host.aggregates,
-                                                            keys)
-        reasons.append(tenancy.why_not(
-            metadata, tenancy.aggregate_ids(host.aggregates), project_id,
-            own, isolation))
-    return reasons
+        why = None
+        if isolation.enabled:
+            keys = tenancy.read_keys(isolation, {
+                key for agg in host.aggregates
+                for key in (agg.metadata or ())})
+            metadata = aggregate_filter.host_aggregate_metadata(
+                host.aggregates, keys)
+            why = tenancy.why_not(metadata,
+                                  tenancy.aggregate_ids(host.aggregates),
+                                  project_id, own, isolation)
+        if why not in index:
+            index[why] = len(names)
+            names.append(why)
+        codes.append(index[why])
+    return Pattern(tuple(names), bytes(codes))
+
+
+def named_projects(report, isolation):
+    """The projects the report's aggregates name to the tenant filters."""
+    if not isolation.enabled:
+        return set()
+    found = set()
+    for aggregate in report.aggregates:
+        for key, value in (aggregate.metadata or {}).items():
+            if tenancy.is_tenant_key(key) and value:
+                found.add(value.strip())
+                found.update(v.strip() for v in value.split(',')
+                             if v.strip())
+    return found
+
+
+def patterns(report, isolation):
+    """(the default Pattern, {named project: its Pattern}).
+
+    The default is every project the aggregates do not name.
+    """
+    return (host_pattern(report, None, isolation),
+            {project_id: host_pattern(report, project_id, isolation)
+             for project_id in sorted(named_projects(report, isolation))})
+
+
+def own_aggregates(report, project_id, isolation):
+    """Names of the aggregates the request filter keeps a project to."""
+    if not isolation.request_filter:
+        return []
+    own = tenancy.project_aggregates(report.aggregates, project_id)
+    return sorted(agg.name for agg in report.aggregates
+                  if tenancy.aggregate_ids([agg]) & own)
 
 
 def _columns(capacity, position_of):
@@ -101,88 +145,68 @@ def _columns(capacity, position_of):
             numpy.asarray(available, dtype=numpy.int64))
 
 
-def _smaller(available, allowed):
-    return available if allowed is None else min(available, allowed)
+def capacity(report, pattern, columns=None):
+    """{flavor id: Numbers} of the valid flavors on pattern's hosts.
 
-
-def _flavor(capacity, headroom, allowed, reasons, zone_codes, zones,
-            columns):
-    """reasons: (why-not names, the name's index per host; 0: allowed)."""
-    if capacity.request is None:
-        # Nova's API refuses such a flavor: nothing starts.
-        return ProjectFlavor(capacity, None, None, {}, {}, headroom, 0,
-                             None)
-    positions, totals, available = columns
-    mine = allowed[positions] if len(positions) else \
-        numpy.zeros(0, dtype=bool)
-    names, codes = reasons
-    counts = numpy.bincount(codes[positions], minlength=len(names))
-    excluded = {names[i]: int(counts[i]) for i in range(1, len(names))
-                if counts[i]}
-    codes = zone_codes[positions[mine]]
-    zone_total = numpy.bincount(codes, weights=totals[mine],
-                                minlength=len(zones))
-    zone_available = numpy.bincount(codes, weights=available[mine],
-                                    minlength=len(zones))
-    total = int(totals[mine].sum())
-    free = int(available[mine].sum())
-    startable = _smaller(free, headroom.instances)
-    limited_by = (QUOTA if headroom.instances is not None
-                  and headroom.instances <= free else CAPACITY)
-    return ProjectFlavor(
-        capacity, total, free,
-        {zone: [int(zone_total[i]), int(zone_available[i])]
-         for i, zone in enumerate(zones)},
-        excluded, headroom, startable, limited_by)
-
-
-def _coded(reasons):
-    """(names, codes): index 0 for None, then each reason's own index."""
-    names = [None]
-    index = {None: 0}
-    codes = numpy.zeros(len(reasons), dtype=numpy.int64)
-    for i, why in enumerate(reasons):
-        if why not in index:
-            index[why] = len(names)
-            names.append(why)
-        codes[i] = index[why]
-    return names, codes
-
-
-def compute(report, project_id, quota, isolation=tenancy.OFF,
-            columns=None):
-    """The ProjectReport of project_id over report (engine.Report).
-
-    quota: the project's quota.ProjectQuota, None when Nova enforces none.
-    columns: a dict kept by the caller for all projects of one report:
+    columns: a dict kept by the caller for all patterns of one report:
     the per-host columns of its flavors, made once for all of them.
     """
-    reasons = _coded(host_reasons(report, project_id, isolation))
-    allowed = reasons[1] == 0
+    codes = numpy.frombuffer(pattern.codes, dtype=numpy.uint8).astype(
+        numpy.int64)
+    allowed = codes == 0
     zones = sorted({h.availability_zone for h in report.hosts
                     if h.availability_zone})
-    if any(h.availability_zone is None for h in report.hosts):
-        zones.append(None)
     zone_index = {zone: i for i, zone in enumerate(zones)}
-    zone_codes = numpy.array([zone_index[h.availability_zone]
+    # Hosts without a zone count in no zone, as in the cloud-wide list.
+    zone_codes = numpy.array([zone_index.get(h.availability_zone,
+                                             len(zones))
                               for h in report.hosts], dtype=numpy.int64)
     position_of = {host.name: i for i, host in enumerate(report.hosts)}
-    # Flavors of one request share their columns (engine.HostNumbers).
     columns = {} if columns is None else columns
-    flavors = []
-    for capacity in report.flavors:
-        if not may_use(capacity.flavor, project_id):
+    found = {}
+    for flavor in report.flavors:
+        if flavor.request is None:
             continue
-        key = id(capacity.per_host)
+        key = id(flavor.per_host)
         if key not in columns:
-            columns[key] = _columns(capacity, position_of)
-        headroom = quota_mod.headroom(quota, capacity.flavor,
-                                      capacity.request)
-        flavors.append(_flavor(capacity, headroom, allowed, reasons,
-                               zone_codes, zones, columns[key]))
-    own = tenancy.project_aggregates(report.aggregates, project_id) \
-        if isolation.request_filter else frozenset()
-    names = sorted(agg.name for agg in report.aggregates
-                   if tenancy.aggregate_ids([agg]) & own)
-    return ProjectReport(project_id, report, quota, flavors, names,
-                         isolation)
+            columns[key] = _columns(flavor, position_of)
+        positions, totals, available = columns[key]
+        mine = allowed[positions] if len(positions) else \
+            numpy.zeros(0, dtype=bool)
+        counts = numpy.bincount(codes[positions],
+                                minlength=len(pattern.names))
+        in_zone = zone_codes[positions[mine]]
+        zone_total = numpy.bincount(in_zone, weights=totals[mine],
+                                    minlength=len(zones) + 1)
+        zone_available = numpy.bincount(in_zone, weights=available[mine],
+                                        minlength=len(zones) + 1)
+        found[flavor.flavor.id] = Numbers(
+            int(totals[mine].sum()), int(available[mine].sum()),
+            {zone: [int(zone_total[i]), int(zone_available[i])]
+             for i, zone in enumerate(zones)},
+            {pattern.names[i]: int(counts[i])
+             for i in range(1, len(pattern.names)) if counts[i]})
+    return found
+
+
+def footprints(report, counting=quota_mod.Counting()):
+    """({flavor id: index}, [quota.Footprint]) of the report's flavors.
+
+    counting: how the cloud's Nova counts quotas (quota.Counting).
+    """
+    index = {}
+    prints = []
+    of_flavor = {}
+    for flavor in report.flavors:
+        print_ = quota_mod.footprint(flavor.flavor, flavor.request,
+                                     counting)
+        if print_ not in index:
+            index[print_] = len(prints)
+            prints.append(print_)
+        of_flavor[flavor.flavor.id] = index[print_]
+    return of_flavor, prints
+
+
+def headrooms(quota, prints):
+    """[quota.Headroom] of a project's quota reading, per footprint."""
+    return [quota_mod.footprint_headroom(quota, print_) for print_ in prints]

@@ -101,6 +101,61 @@ def _merged(request):
     return merged
 
 
+@dataclasses.dataclass(frozen=True)
+class Footprint:
+    """What one instance of a flavor counts against a quota system.
+
+    Flavors with the same footprint have the same headroom for any
+    project: a project's headroom is counted once per footprint, not once
+    per flavor. DB: cores and ram the check adds for the next instance,
+    each_cores and each_ram what each adds to the usage counted
+    afterwards. UNIFIED: deltas ((name, amount), ...) and the PCI alias
+    classes Nova checks no limit on (unchecked); valid: whether Nova
+    would accept the flavor at all.
+    """
+
+    system: str
+    cores: int = 0
+    ram: int = 0
+    each_cores: int = 0
+    each_ram: int = 0
+    deltas: tuple = ()
+    unchecked: tuple = ()
+    valid: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Counting:
+    """How the cloud's Nova counts quotas (its nova.conf [quota])."""
+
+    system: str = DB
+    rules: UnifiedRules = UnifiedRules()
+    count_usage_from_placement: bool = False
+
+
+def footprint(flavor, request, counting=Counting()):
+    """The Footprint of flavor (its request None when invalid)."""
+    system = counting.system
+    rules = counting.rules
+    if system == DB:
+        cores, ram = flavor.vcpus, flavor.ram
+        each_cores, each_ram = cores, ram
+        if counting.count_usage_from_placement and request is not None:
+            merged = _merged(request)
+            each_cores = merged.get('VCPU', 0) + merged.get('PCPU', 0)
+            each_ram = merged.get('MEMORY_MB', 0)
+        return Footprint(DB, cores, ram, each_cores, each_ram)
+    if system != UNIFIED:
+        return Footprint(system)
+    if request is None:
+        return Footprint(UNIFIED, valid=False)
+    unchecked = () if rules.pci_in_deltas else tuple(sorted({
+        CLASS + demand.resource_class for demand in request.pci
+        if demand.resource_class}))
+    return Footprint(UNIFIED, deltas=tuple(unified_deltas(
+        request, rules).items()), unchecked=unchecked)
+
+
 def _count(limit, used, first, each):
     """Instances that fit: used + first + (n - 1) * each <= limit.
 
@@ -126,22 +181,16 @@ def _smallest(counts):
     return found
 
 
-def legacy_headroom(quota, flavor, request):
+def legacy_headroom(quota, print_):
     """DbQuotaDriver: instances, cores and ram, as the API checks them."""
-    cores, ram = flavor.vcpus, flavor.ram
-    each_cores, each_ram = cores, ram
-    if quota.count_usage_from_placement and request is not None:
-        merged = _merged(request)
-        each_cores = merged.get('VCPU', 0) + merged.get('PCPU', 0)
-        each_ram = merged.get('MEMORY_MB', 0)
     used = quota.in_use
     return _smallest({
         'instances': _count(quota.limits.get('instances'),
                             used.get('instances', 0), 1, 1),
         'cores': _count(quota.limits.get('cores'), used.get('cores', 0),
-                        cores, each_cores),
-        'ram': _count(quota.limits.get('ram'), used.get('ram', 0), ram,
-                      each_ram)})
+                        print_.cores, print_.each_cores),
+        'ram': _count(quota.limits.get('ram'), used.get('ram', 0),
+                      print_.ram, print_.each_ram)})
 
 
 def unified_deltas(request, rules):
@@ -167,10 +216,10 @@ def _enforced_at_zero(name, quota):
     return listed if quota.rules.strategy == 'require' else not listed
 
 
-def unified_headroom(quota, request):
+def unified_headroom(quota, print_):
     """UnifiedLimitsDriver: servers and every class of the request."""
     rules = quota.rules
-    deltas = unified_deltas(request, rules)
+    deltas = dict(print_.deltas)
     counts = {}
     notes = []
     for name, delta in deltas.items():
@@ -199,24 +248,34 @@ def unified_headroom(quota, request):
                          'enforce it: not limited' % (name, rules.strategy))
         else:
             counts[name] = _count(limit, used, delta, delta)
-    if not rules.pci_in_deltas:
-        for demand in request.pci:
-            name = CLASS + (demand.resource_class or '')
-            if demand.resource_class and (name in quota.limits
-                                          or name in quota.registered):
-                notes.append('%s: Nova checks no limit on PCI alias '
-                             'classes before 2026.2: not limited' % name)
+    for name in print_.unchecked:
+        if name in quota.limits or name in quota.registered:
+            notes.append('%s: Nova checks no limit on PCI alias '
+                         'classes before 2026.2: not limited' % name)
     found = _smallest(counts)
     found.notes = notes
     return found
 
 
-def headroom(quota, flavor, request):
-    """The Headroom of one flavor for a project; request may be None."""
+def footprint_headroom(quota, print_):
+    """The Headroom of a Footprint for a project's quota reading."""
     if quota is None or quota.system == NOOP:
         return Headroom(None)
     if quota.system == DB:
-        return legacy_headroom(quota, flavor, request)
-    if request is None:
+        return legacy_headroom(quota, print_)
+    if not print_.valid:
         return Headroom(None)
-    return unified_headroom(quota, request)
+    return unified_headroom(quota, print_)
+
+
+def footprint_of(quota, flavor, request):
+    """flavor's Footprint under the quota system of a reading (or None)."""
+    if quota is None:
+        return Footprint(NOOP)
+    return footprint(flavor, request, Counting(
+        quota.system, quota.rules, quota.count_usage_from_placement))
+
+
+def headroom(quota, flavor, request):
+    """The Headroom of one flavor for a project; request may be None."""
+    return footprint_headroom(quota, footprint_of(quota, flavor, request))

@@ -325,7 +325,8 @@ def main(argv):
             report = refresher.compute()
         project = None
         if conf.project_id is not None:
-            project = projects.compute(conf, report, client, conf.project_id)
+            project = projects.compute(conf, report, client,
+                                       conf.project_id, options.tenancy)
     except Exception as exc:
         LOG.debug('The report could not be computed', exc_info=True)
         sys.stderr.write('%s: %s%s\n' % (
@@ -335,7 +336,7 @@ def main(argv):
     # Only the list it prints: per-host documents are the bulk of a
     # refresh's rendering on a large cloud.
     if project is not None:
-        document = render.project_value(project)
+        document = project
         if conf.gpu:
             document[pub.FLAVORS] = [f for f in document[pub.FLAVORS]
                                      if f['gpu']]

@@ -133,6 +133,23 @@ class MemcachedBackend:
         except _ERRORS as exc:
             raise CacheError('memcached delete: %s' % exc) from exc
 
+    def incr(self, key, ttl):
+        """Add one to the counter key (0 when absent): its new value.
+
+        Atomic on the server, whoever else counts at the same time.
+        """
+        try:
+            value = self._client.incr(key, 1, noreply=False)
+            if value is None:
+                # Absent: one process creates it; a lost race just adds.
+                self._client.add(key, b'0', expire=ttl, noreply=False)
+                value = self._client.incr(key, 1, noreply=False)
+        except _ERRORS as exc:
+            raise CacheError('memcached incr: %s' % exc) from exc
+        if value is None:
+            raise CacheError('memcached incr: the counter vanished')
+        return int(value)
+
     def _replica(self, replica, operation, key, *args, **kwargs):
         if self._clock() < self._dead_until.get(replica, 0):
             # HashClient may have put it back in its ring already.
@@ -271,6 +288,19 @@ class MemoryBackend:
     def delete(self, key):
         with self._lock:
             self._items.pop(key, None)
+
+    def incr(self, key, ttl):
+        with self._lock:
+            value, _ = self._get(key)
+            if value is None:
+                self._put(key, b'1', ttl)
+                return 1
+            # memcached keeps the expiry of a counter it increments.
+            _, expires, _ = self._items[key]
+            count = int(value) + 1
+            self._writes += 1
+            self._items[key] = (str(count).encode(), expires, self._writes)
+            return count
 
     def gets_replica(self, replica, key):
         with self._lock:

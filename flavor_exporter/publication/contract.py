@@ -74,6 +74,19 @@ V3_GPUS = 'v3/gpus'
 LEGACY_GPUS = 'legacy/gpus'
 
 
+#: For project documents (publication/projects.py): which footprint each
+#: flavor has (what one instance counts against a quota).
+FOOTPRINTS = 'projects/footprints'
+#: For project documents: the tenant filters, and the host pattern of
+#: each project the aggregates name.
+PROJECT_PATTERNS = 'projects/patterns'
+
+
+def project_capacity(pattern):
+    """The flavors' numbers on the hosts of one pattern of projects."""
+    return 'projects/capacity/%s' % pattern
+
+
 def legacy_flavor(flavor_id):
     """One flavor of LEGACY_LIST, ``{"flavor": {...}, "timestamp"}``."""
     return 'legacy/flavor/%s' % flavor_id
@@ -263,28 +276,40 @@ STATUS_NAME = 'status'
 #: ``{GENERATION: the generation with parts missing, or null}``.
 REFRESH_REQUEST_NAME = 'refresh-request'
 
-# Per-project documents (/v3/projects/{project_id}/flavors/): not part of
-# a generation. The leading worker computes one when an API process asks
-# (PROJECT_REQUESTS_NAME), from its last refresh and the project's quota,
-# and writes its parts and then its PROJECT entry, which expire after
+# Per-project documents (/v3/projects/{project_id}/flavors/): the API
+# joins the generation's FOOTPRINTS, PROJECT_PATTERNS and
+# project_capacity() documents with a project's quota part, which is not
+# part of a generation: the leading worker reads a project's quota when
+# an API process asks (PROJECT_REQUESTS_NAME, publication/mailboxes.py)
+# and writes the part, then the project's entry; both expire after
 # [projects] forget_after.
 
-#: ``{project id: when asked (seconds since the epoch)}``: the projects
-#: API processes wait for.
+#: The requests of API processes: a counter and a ring of slots.
 PROJECT_REQUESTS_NAME = 'project-requests'
+#: How the leading worker answers them: counts and the last error,
+#: served in /v3/status as "projects".
+PROJECT_STATUS_NAME = 'project-status'
 
 
 def project(project_id):
-    """The entry of a project's document: PROJECT_FIELDS, Entry of it."""
+    """The entry of a project: ENTRY of its quota part, or PROBLEM."""
     return 'project/%s' % project_id
 
 
-# Fields of a project's entry besides ENTRY.
-ENTRY = 'entry'                # the document's Entry, as a list
+# Fields of a project's entry.
+ENTRY = 'entry'                # the quota part's Entry, as a list
 COMPUTED_AT = 'computed_at'    # seconds since the epoch
 QUOTA_READ_AT = 'quota_read_at'
-#: The generation whose refresh the capacity comes from.
-FROM_GENERATION = 'generation'
+#: Why the project has no answer, or no newer one: {PROBLEM_KIND,
+#: REASON, RETRY_AT (seconds since the epoch)}; absent when none.
+PROBLEM = 'problem'
+PROBLEM_KIND = 'kind'
+REASON = 'reason'
+RETRY_AT = 'retry_at'
+#: The project does not exist (Keystone or Nova said so).
+UNKNOWN_PROJECT = 'unknown'
+#: Its quota could not be read, or the answer lacked what Nova counts.
+QUOTA_UNREADABLE = 'unreadable'
 
 # Fields of a project's document.
 PROJECT_ID = 'project_id'

@@ -61,34 +61,91 @@ class RefreshRequests:
 
 
 class ProjectRequests:
-    """The projects API processes wait for (contract.PROJECT_REQUESTS_NAME)."""
+    """The projects API processes ask the worker about.
+
+    A request is one slot of a ring: an atomic counter
+    (contract.PROJECT_REQUESTS_NAME) numbers it, and slot number % SLOTS
+    holds the project id. No process reads, changes and writes a shared
+    entry, so no request is lost to another written at the same time;
+    a worker that falls more than SLOTS requests behind (or takes over)
+    reads the newest SLOTS, and the API asks again for the others.
+
+    A project is asked for once until the worker answers or the request
+    expires (an "asked" entry added, not set: one process wins), and a
+    client may ask for at most so many new projects a minute: a crowd of
+    made-up ids costs each client its own budget, never another's.
+    """
+
+    SLOTS = 4096
 
     def __init__(self, backend, key):
         self._backend = backend
-        self._key = key(pub.PROJECT_REQUESTS_NAME)
+        self._key = key
+        self._counter = key(pub.PROJECT_REQUESTS_NAME + '/count')
 
-    def ask(self, project_id, now, ttl):
-        """Ask the leading worker for project_id's document.
+    def _slot(self, number):
+        return self._key('%s/slot/%d' % (pub.PROJECT_REQUESTS_NAME,
+                                         number % self.SLOTS))
 
-        Requests of several API processes share one entry: one written
-        between this read and write is lost, and asked for again by its
-        process's next poll (api/resources/projects.py).
+    def _asked(self, project_id):
+        return self._key('%s/asked/%s' % (pub.PROJECT_REQUESTS_NAME,
+                                          project_id))
+
+    #: What ask() did.
+    ASKED = 'asked'
+    PENDING = 'pending'
+    REFUSED = 'refused'
+
+    def ask(self, project_id, ttl, client=None, limit=None, now=None):
+        """Ask for project_id; ASKED, PENDING (asked already) or REFUSED.
+
+        ttl: seconds until an unanswered request may be asked again.
+        client: who asks (a user id, or an address when nobody is
+        authenticated), for its share of limit new projects a minute;
+        None: no share counted (a project answered before).
         """
-        asked = pub.decode(self._backend.get(self._key)) or {}
-        if project_id in asked:
-            return
-        asked[project_id] = now
-        self._backend.set_many({self._key: pub.encode(asked)}, ttl)
+        asked = self._asked(project_id)
+        if not self._backend.add(asked, b'1', ttl):
+            return self.PENDING
+        if client is not None and not self._admit(client, limit, now):
+            self._backend.delete(asked)
+            return self.REFUSED
+        number = self._backend.incr(self._counter, 0)
+        self._backend.set_many({self._slot(number): project_id.encode()},
+                               ttl)
+        return self.ASKED
 
-    def pending(self):
-        """{project id: when asked} of the projects waited for."""
-        return pub.decode(self._backend.get(self._key)) or {}
+    def _admit(self, client, limit, now):
+        minute = int(now // 60)
+        key = self._key('%s/client/%s/%d' % (
+            pub.PROJECT_REQUESTS_NAME, pub.identity(client.encode()),
+            minute))
+        return self._backend.incr(key, 120) <= limit
 
-    def clear(self, answered, ttl):
-        """Forget the requests of the projects answered (ids)."""
-        asked = self.pending()
-        left = {pid: at for pid, at in asked.items() if pid not in answered}
-        if left:
-            self._backend.set_many({self._key: pub.encode(left)}, ttl)
-        else:
-            self._backend.delete(self._key)
+    def since(self, seen):
+        """(number of the newest request, [project ids asked after seen]).
+
+        seen: the number returned last time, or None the first time (then
+        the newest SLOTS requests), in the order they were asked.
+        """
+        raw = self._backend.get(self._counter)
+        newest = int(raw) if raw is not None else 0
+        first = newest - self.SLOTS + 1
+        if seen is not None and newest >= seen:
+            first = max(first, seen + 1)
+        first = max(first, 1)
+        if first > newest:
+            return newest, []
+        keys = {number: self._slot(number)
+                for number in range(first, newest + 1)}
+        found = self._backend.get_many(list(keys.values()))
+        asked = []
+        for number in range(first, newest + 1):
+            value = found.get(keys[number])
+            if value is not None:
+                asked.append(value.decode())
+        return newest, asked
+
+    def answered(self, project_id):
+        """The worker answered: the project may be asked for again."""
+        self._backend.delete(self._asked(project_id))

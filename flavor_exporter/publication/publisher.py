@@ -349,15 +349,28 @@ class Publisher:
         self._backend.set_many(
             {self.reader.key(pub.STATUS_NAME): pub.encode(status)}, self._ttl)
 
+    def write_project_status(self, status):
+        self._backend.set_many(
+            {self.reader.key(pub.PROJECT_STATUS_NAME): pub.encode(status)},
+            self._ttl)
+
     # Per-project documents
 
-    def publish_project(self, project_id, body, fields, ttl):
-        """Write a project's document, then the entry naming it.
+    def publish_project(self, project_id, fields, ttl, body=None):
+        """Write a project's quota part (body, when given), then its entry.
 
-        fields: the entry's fields (COMPUTED_AT, QUOTA_READ_AT, ...).
+        fields: the entry's fields (COMPUTED_AT, QUOTA_READ_AT, PROBLEM...).
+        Without body, the entry keeps the part it named and its fields: a
+        problem is reported beside the last good answer.
         """
         key = self.reader.key(pub.project(project_id))
-        previous = pub.decode(self._backend.get(key))
+        previous = pub.decode(self._backend.get(key)) or {}
+        if body is None:
+            kept = {name: value for name, value in previous.items()
+                    if name != pub.PROBLEM}
+            self._backend.set_many({key: pub.encode(dict(kept, **fields))},
+                                   ttl)
+            return
         parts = pub.split(body)
         entry = pub.Entry(pub.identity(body), int(self._clock()),
                           len(parts))
@@ -366,13 +379,11 @@ class Publisher:
              for name, part in zip(entry.part_names(), parts)}, ttl)
         self._backend.set_many({key: pub.encode(
             dict(fields, **{pub.ENTRY: list(entry)}))}, ttl)
-        if previous is None:
+        if pub.ENTRY not in previous:
             return
-        # The document changes with every refresh (its timestamp): left
-        # to expire, superseded parts of busy projects would pile up for
-        # forget_after. A reader caught between finds the new entry at
-        # its next look (api/projects.py). Each document's parts are its
-        # own: the project id is in the bytes they are named after.
+        # Superseded parts would pile up for forget_after; a reader caught
+        # between finds the new entry at its next look. Each part is its
+        # project's own: the project id is in the bytes it is named after.
         superseded = set(pub.Entry(*previous[pub.ENTRY]).part_names()) - \
             set(entry.part_names())
         if superseded:

@@ -138,21 +138,28 @@ class Reader:
         """The worker's status entry, or None."""
         return pub.decode(self._backend.get(self.key(pub.STATUS_NAME)))
 
-    def project(self, project_id):
-        """(entry fields, document bytes) of a project, or None if absent.
+    def project_status(self):
+        """How the leading worker answers projects, or None."""
+        return pub.decode(self._backend.get(
+            self.key(pub.PROJECT_STATUS_NAME)))
 
-        A document whose parts memcached lost is absent: the worker
-        writes it again when asked.
+    def project(self, project_id):
+        """(entry fields, quota part bytes or None) of a project, or None.
+
+        The part is None when the entry names none (only a problem), or
+        when memcached lost it: the worker writes it again when asked.
         """
         fields = pub.decode(self._backend.get(
             self.key(pub.project(project_id))))
         if fields is None:
             return None
+        if pub.ENTRY not in fields:
+            return fields, None
         try:
             return fields, self.read(pub.Entry(*fields[pub.ENTRY]),
                                      "a project's document")
         except MissingData:
-            return None
+            return fields, None
 
     def close(self):
         self._backend.close()

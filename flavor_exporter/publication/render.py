@@ -379,7 +379,7 @@ def _head(report):
             pub.UNREADABLE_COUNT: len(report.unreadable)}
 
 
-def _pointer(report):
+def pointer_of(report):
     pointer = pub.pointer(report.collected_at, report.source,
                           len(report.flavors), report.api_calls)
     pointer[pub.UNREADABLE_COUNT] = len(report.unreadable)
@@ -391,7 +391,7 @@ def list_document(report, gpu=None):
 
     Its timestamp is stamped: the time the cloud was read.
     """
-    pointer = _pointer(report)
+    pointer = pointer_of(report)
     body = pub.encode(dict(_head(report), **{pub.FLAVORS: [
         v3_flavor(c) for c in report.flavors
         if gpu is None or bool(c.gpu) == gpu]}))
@@ -403,10 +403,18 @@ def gpu_list_document(report):
 
     Its timestamp is stamped: the time the cloud was read.
     """
-    pointer = _pointer(report)
+    pointer = pointer_of(report)
     body = pub.encode(dict(_head(report), **{pub.GPUS: [
         v3_gpu(t) for t in report.gpus]}))
     return pub.stamp(body, pub.COLLECTED_AT, pointer[pub.TIMESTAMP])
+
+
+def access_document(report):
+    """pub.ACCESS: the projects each private flavor is shared with."""
+    return pub.encode({
+        c.flavor.id: (None if c.flavor.projects is None
+                      else list(c.flavor.projects))
+        for c in report.flavors if not c.flavor.is_public})
 
 
 def documents(report, encoded=None):
@@ -416,7 +424,7 @@ def documents(report, encoded=None):
     first seen (see contract.py): the publisher fills them in. encoded:
     the EncodedHosts of the previous refreshes, kept by the caller.
     """
-    pointer = _pointer(report)
+    pointer = pointer_of(report)
     head = _head(report)
     docs = {}
 
@@ -457,86 +465,7 @@ def documents(report, encoded=None):
                                      for c in report.flavors})
     docs[pub.UNREADABLE] = pub.encode(dict(sorted(
         report.unreadable.items())))
-    docs[pub.ACCESS] = pub.encode({
-        c.flavor.id: (None if c.flavor.projects is None
-                      else list(c.flavor.projects))
-        for c in report.flavors if not c.flavor.is_public})
+    docs[pub.ACCESS] = access_document(report)
     docs.update(gpu_documents(report, head))
     docs[pub.METRICS] = metrics(report)
     return docs, pointer
-
-
-def _project_flavor(entry):
-    capacity = entry.capacity
-    body = v3_flavor(capacity)
-    for field in ('description', 'limited_by', 'resources', pub.RESERVED):
-        body.pop(field)
-    headroom = entry.headroom
-    body.update({
-        pub.TOTAL: entry.total,
-        pub.AVAILABLE: entry.available,
-        pub.QUOTA: {'headroom': headroom.instances,
-                    'limited_by': headroom.limited_by,
-                    'notes': list(headroom.notes)},
-        pub.STARTABLE: entry.startable,
-        'startable_limited_by': entry.limited_by,
-        pub.ZONES: {
-            zone: {pub.TOTAL: t, pub.AVAILABLE: a,
-                   pub.STARTABLE: min(a, headroom.instances)
-                   if headroom.instances is not None else a}
-            for zone, (t, a) in sorted(entry.zones.items(),
-                                       key=lambda item: str(item[0]))},
-        pub.EXCLUDED: dict(sorted(entry.excluded.items())),
-    })
-    return body
-
-
-def _project_quota(quota):
-    if quota is None:
-        return None
-    body = {'system': quota.system, 'limits': dict(sorted(
-        quota.limits.items())), 'in_use': dict(sorted(
-            quota.in_use.items()))}
-    if quota.registered:
-        body['registered_limits'] = dict(sorted(quota.registered.items()))
-    if quota.system == 'nova':
-        body['count_usage_from_placement'] = \
-            quota.count_usage_from_placement
-    body['notes'] = []
-    if quota.system == 'unified_limits':
-        # Said in every answer until a functional test proves it.
-        body['notes'].append(
-            'Keystone unified limits are counted as nova.limit.placement '
-            'counts them, but not yet checked against a real Nova '
-            '(Nova\'s legacy quotas are): the headroom may differ.')
-    return body
-
-
-def project_value(project, stale=False):
-    """The /v3/projects/{id}/flavors/ document value of a ProjectReport."""
-    report = project.report
-    quota = project.quota
-    isolation = project.isolation
-    return {
-        pub.PROJECT_ID: project.project_id,
-        pub.TIMESTAMP: pub.iso_timestamp(report.collected_at),
-        pub.STALE: stale,
-        pub.QUOTA_TIMESTAMP: (pub.iso_from_epoch(quota.read_at)
-                              if quota and quota.read_at else None),
-        pub.SOURCE: report.source,
-        pub.QUOTA: _project_quota(quota),
-        'tenant_isolation': {
-            'aggregate_multitenancy_isolation': isolation.host_filter,
-            'limit_tenants_to_placement_aggregate':
-                isolation.request_filter,
-            'placement_aggregate_required_for_tenants': isolation.required,
-            'aggregates': list(project.aggregates)},
-        pub.PARTIAL: bool(report.unreadable),
-        pub.UNREADABLE_COUNT: len(report.unreadable),
-        pub.FLAVORS: [_project_flavor(f) for f in project.flavors],
-    }
-
-
-def project_document(project):
-    """The project document's bytes (contract.project())."""
-    return pub.encode(project_value(project))

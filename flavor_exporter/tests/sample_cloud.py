@@ -42,8 +42,11 @@ from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import projects
 from flavor_exporter.capacity import quota
+from flavor_exporter.capacity import tenancy
 from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import projects as project_docs
 from flavor_exporter.publication import render
+from flavor_exporter.worker import projects as worker_projects
 from flavor_exporter.worker import source
 
 ZONES = ('az1', 'az2')
@@ -119,8 +122,10 @@ def report(flavor_list=None, collected_at=None, source='placement',
 def documents(flavor_list=None, collected_at=None, source='placement',
               host_list=None):
     """({name: bytes}, pointer) the worker publishes for the snapshot."""
-    docs, pointer = render.documents(
-        report(flavor_list, collected_at, source, host_list))
+    computed = report(flavor_list, collected_at, source, host_list)
+    docs, pointer = render.documents(computed)
+    docs.update(worker_projects.generation_documents(
+        quota.Counting(), computed, tenancy.OFF))
     pointer[pub.DURATION] = 1.5
     return docs, pointer
 
@@ -156,15 +161,22 @@ def project_quota(read_at=None):
 
 
 def publish_project(publisher, project_id=PROJECT, read_at=None,
-                    ttl=900):
-    """Publish project_id's document as the worker answers it."""
+                    ttl=900, flavor_list=None):
+    """Publish project_id's quota part as the worker answers it.
+
+    flavor_list: the flavors of the published cloud, if not the sample's.
+    """
     quota_reading = project_quota(read_at)
-    body = render.project_document(projects.compute(
-        report(), project_id, quota_reading))
+    body, prints, identity = worker_projects.footprints(
+        quota.Counting(), report(flavor_list))
+    part = project_docs.quota_document(
+        project_id, quota_reading, projects.headrooms(quota_reading, prints),
+        identity)
     publisher.publish_project(
-        project_id, body, {pub.COMPUTED_AT: time.time(),
-                           pub.QUOTA_READ_AT: quota_reading.read_at}, ttl)
-    return body
+        project_id, {pub.COMPUTED_AT: time.time(),
+                     pub.QUOTA_READ_AT: quota_reading.read_at,
+                     project_docs.FOOTPRINTS_IDENTITY: identity}, ttl, part)
+    return part
 
 
 class Source(source.Source):

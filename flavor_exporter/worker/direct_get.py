@@ -36,6 +36,7 @@ import json
 import os
 import urllib.parse
 
+from keystoneauth1 import adapter
 from keystoneauth1 import exceptions as ks_exc
 import requests
 import urllib3
@@ -140,7 +141,9 @@ class DirectLane:
         None when the endpoint is reached through a proxy (from the
         environment or the session): those calls keep the usual path.
         """
-        base_url = proxy.get_endpoint()
+        # The adapter's own: the identity proxy's get_endpoint is the
+        # "show an endpoint" API call.
+        base_url = adapter.Adapter.get_endpoint(proxy)
         if not base_url or getattr(session.session, 'proxies', None):
             return None
         scheme = urllib.parse.urlsplit(base_url).scheme

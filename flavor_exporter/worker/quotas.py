@@ -32,8 +32,18 @@ from oslo_log import log
 
 from flavor_exporter.capacity import quota as quota_mod
 from flavor_exporter.conf import quota as quota_conf
+from flavor_exporter.worker import openstack
 
 LOG = log.getLogger(__name__)
+
+
+class ProjectUnknown(Exception):
+    """Nova (through Keystone) says the project does not exist."""
+
+
+class QuotaUnreadable(Exception):
+    """An answer lacks what Nova counts: never read as unlimited."""
+
 
 QUOTA_MICROVERSION = '2.57'
 # 1.38: usages per consumer type (INSTANCE, MIGRATION, unknown).
@@ -58,15 +68,52 @@ def system(conf):
             quota_conf.NOOP_DRIVER: quota_mod.NOOP}[conf.quota.driver]
 
 
+def counting(conf):
+    """The quota.Counting that [quota] and [capacity] describe."""
+    return quota_mod.Counting(system(conf), rules(conf),
+                              conf.quota.count_usage_from_placement)
+
+
 def _quota_set(client, project_id):
-    body = client.get('compute', '/os-quota-sets/%s/detail' % project_id,
-                      QUOTA_MICROVERSION)
-    return body['quota_set']
+    """Nova's quota set of a project, every legacy quota in it.
+
+    Nova checks the project id with Keystone first and answers 400 "not
+    a valid project" when Keystone does not know it.
+    """
+    path = '/os-quota-sets/%s/detail' % project_id
+    try:
+        body = client.get('compute', path, QUOTA_MICROVERSION)
+    except openstack.CloudError as exc:
+        if exc.status == 400 and 'not a valid project' in str(exc):
+            raise ProjectUnknown('Nova and Keystone know no project %s'
+                                 % project_id) from exc
+        raise
+    quota_set = body.get('quota_set') if isinstance(body, dict) else None
+    for name in quota_mod.LEGACY:
+        entry = (quota_set or {}).get(name)
+        if not isinstance(entry, dict) or not all(
+                isinstance(entry.get(k), int) for k in ('limit', 'in_use')):
+            raise QuotaUnreadable(
+                'compute GET %s: no %s limit and usage in the answer (Nova '
+                'always reports them)' % (path, name))
+    return quota_set
+
+
+def _listed(body, key, what):
+    """The list body[key] of an answer; QuotaUnreadable when absent."""
+    found = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(found, list):
+        raise QuotaUnreadable('identity GET %s: no %r list in the answer'
+                              % (what, key))
+    return found
 
 
 def placement_usage(body):
     """{class:RC: amount} of a /usages answer, any microversion."""
-    usages = body.get('usages') or {}
+    usages = body.get('usages') if isinstance(body, dict) else None
+    if not isinstance(usages, dict):
+        raise QuotaUnreadable('placement GET /usages: no usages in the '
+                              'answer')
     found = {}
     for key, value in usages.items():
         if isinstance(value, dict):
@@ -102,10 +149,10 @@ class QuotaReader:
         if self._system == quota_mod.DB:
             return quota_mod.ProjectQuota(
                 quota_mod.DB,
-                limits={name: int(quota_set[name]['limit'])
-                        for name in quota_mod.LEGACY if name in quota_set},
-                in_use={name: int(quota_set[name]['in_use'])
-                        for name in quota_mod.LEGACY if name in quota_set},
+                limits={name: quota_set[name]['limit']
+                        for name in quota_mod.LEGACY},
+                in_use={name: quota_set[name]['in_use']
+                        for name in quota_mod.LEGACY},
                 count_usage_from_placement=(
                     self._conf.quota.count_usage_from_placement),
                 read_at=now)
@@ -118,8 +165,9 @@ class QuotaReader:
         if region:
             params['region_id'] = region
         limits = {item['resource_name']: int(item['resource_limit'])
-                  for item in client.get('identity', '/limits',
-                                         params=params).get('limits', [])}
+                  for item in _listed(client.get('identity', '/limits',
+                                                 params=params),
+                                      'limits', '/limits')}
         return quota_mod.ProjectQuota(
             quota_mod.UNIFIED, limits=limits, in_use=in_use,
             registered=self._registered_limits(client, service, region),
@@ -135,7 +183,8 @@ class QuotaReader:
                               params=params)
             self._registered = {
                 item['resource_name']: int(item['default_limit'])
-                for item in body.get('registered_limits', [])}
+                for item in _listed(body, 'registered_limits',
+                                    '/registered_limits')}
             self._registered_at = self._clock()
         return self._registered
 

@@ -39,6 +39,8 @@ from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import notices
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
+from flavor_exporter.worker import projects
+from flavor_exporter.worker import quotas
 
 LOG = log.getLogger(__name__)
 
@@ -140,6 +142,7 @@ class Refresher:
         # not change.
         self._fits = vector_fit.Fits()
         self._encoded = render.EncodedHosts()
+        self._counting = quotas.counting(conf)
         self._status = pub.initial_status()
         self._notices = notices.Notices(LOG, self.cloud.log_prefix)
         #: The Report of the last refresh published (for projects' answers).
@@ -189,6 +192,8 @@ class Refresher:
             check_unreadable(
                 report, self._conf.capacity.max_unreadable_hosts_percent)
             documents, pointer = render.documents(report, self._encoded)
+            documents.update(projects.generation_documents(
+                self._counting, report, self._options.tenancy))
             pointer[pub.DURATION] = round(
                 time.monotonic() - started, 3)
             published = self._publisher.publish(

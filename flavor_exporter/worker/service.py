@@ -98,11 +98,28 @@ class WorkerService(service.Service):
         self._not_before = self._clock() + self._conf.worker.initial_delay
         # stop_on_exception=False: one failed tick must not end them all.
         self.tg.add_dynamic_timer_args(self.tick, stop_on_exception=False)
+        # Projects in a thread of their own: a quota API that hangs must
+        # not hold the refreshes.
+        self.tg.add_dynamic_timer_args(self.project_tick,
+                                       stop_on_exception=False)
 
     def stop(self, graceful=False):
         if self.leadership is not None:
             self.leadership.stop()
+        if self.projects is not None:
+            self.projects.close()
         super().stop(graceful)
+
+    def project_tick(self):
+        """Answer the projects asked about, when leading; seconds to wait."""
+        try:
+            if self._leads:
+                self.projects.answer()
+        except Exception as exc:
+            LOG.debug('The failed project tick', exc_info=True)
+            LOG.error('%sAnswering projects failed, trying again: %s',
+                      self.cloud.log_prefix, failures.explain(exc))
+        return self._conf.projects.poll_interval
 
     def tick(self):
         """Refresh when leading and due; seconds until the next tick."""
@@ -122,8 +139,8 @@ class WorkerService(service.Service):
         if not self.leadership.leads():
             self._leads = False
             return interval
-        # Projects asked about are answered within a poll interval, not
-        # the leadership's check interval.
+        # A project asked about before this worker refreshed is noticed
+        # within a poll interval, not the leadership's check interval.
         interval = min(interval, self._conf.projects.poll_interval)
         self._refresh_if_due()
         if self.refresher.last_report is None and self.projects.waiting():
@@ -131,7 +148,6 @@ class WorkerService(service.Service):
             # took over, the last leader's data still fresh): its numbers
             # need a report of this worker's.
             self._refresh_asked()
-        self.projects.answer()
         return self._until_next(interval)
 
     def _refresh_asked(self):

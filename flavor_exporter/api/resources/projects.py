@@ -13,16 +13,25 @@
 #    under the License.
 """What one project can start: /v3/projects/{project_id}/flavors/.
 
-The worker computes a project's document only when asked (see
-worker/projects.py): a question about a project it has no young enough
-answer for writes a request in the cache (publication/mailboxes.py) and
-waits up to [projects] wait seconds for the answer. Then it serves what
-it has: the new document, or the old one marked stale, or, for a project
-never answered, a 503 whose Retry-After ([projects] retry_after) says
-when to ask again.
+The leading worker reads a project's quota only when asked (see
+worker/projects.py) and publishes the project's part: its quota reading
+and headroom. This module serves the join of that part with the
+current generation (publication/projects.py): as fresh as the
+cloud-wide numbers, whenever the quota was read.
+
+An API process finds the project's entry in the cache and answers at
+once: the part, marked stale when its quota reading is older than
+[projects] max_age (and asks for a new reading); 404 for a project Nova
+does not know; 502 with the reason while its quota cannot be read. Only
+a project never answered waits for the worker, up to [projects] wait,
+and only [projects] max_waiting requests of a process wait at a time:
+the others are a 503 with Retry-After at once, so that a crowd of
+questions about projects never holds the threads other routes need.
 """
 
+import math
 import re
+import threading
 import time
 
 from flavor_exporter.api import errors
@@ -30,6 +39,7 @@ from flavor_exporter.api import generations
 from flavor_exporter.api import published
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import mailboxes
+from flavor_exporter.publication import projects as project_docs
 from flavor_exporter.publication import reader as reader_mod
 
 POLL_SECONDS = 0.2
@@ -52,88 +62,139 @@ def valid_project_id(project_id):
     return _PROJECT_ID.fullmatch(project_id) is not None
 
 
-class Held:
-    """A project's document as read: its entry fields, bytes and age."""
-
-    def __init__(self, fields, body):
-        self.fields = fields
-        self.body = body
-        self.entry = pub.Entry(*fields[pub.ENTRY])
-
-    @property
-    def computed_at(self):
-        return self.fields.get(pub.COMPUTED_AT) or 0
-
-    def young(self, now, max_age):
-        read_at = self.fields.get(pub.QUOTA_READ_AT)
-        return read_at is not None and now - read_at < max_age
+def _seconds_until(moment, now):
+    return max(1, math.ceil(moment - now))
 
 
 class ProjectDocuments:
-    """The project documents of one cloud."""
+    """The project entries of one cloud, as one API process reads them."""
 
-    def __init__(self, reader, max_age, wait, retry_after, request_ttl,
-                 clock=time.time, sleep=time.sleep):
+    def __init__(self, reader, conf, request_ttl, clock=time.time,
+                 sleep=time.sleep):
+        """conf: the [projects] options."""
         self._reader = reader
         self._requests = mailboxes.ProjectRequests(reader.backend,
                                                    reader.key)
-        self._max_age = max_age
-        self._wait = wait
-        self._retry_after = retry_after
+        self._conf = conf
         self._request_ttl = request_ttl
+        self._waiting = threading.BoundedSemaphore(conf.max_waiting) \
+            if conf.max_waiting else None
         self._clock = clock
         self._sleep = sleep
 
-    def get(self, project_id):
-        """(Held, stale) of project_id; NotReady, or CacheError."""
-        held = self._read(project_id)
-        if held is not None and held.young(self._clock(), self._max_age):
-            return held, False
-        deadline = self._clock() + self._wait
-        while True:
-            # Asked again at each poll: a request another process's write
-            # replaced is written again (mailboxes.ProjectRequests).
-            self._requests.ask(project_id, self._clock(),
-                               self._request_ttl)
-            if self._clock() >= deadline:
-                break
-            self._sleep(POLL_SECONDS)
-            newer = self._read(project_id)
-            if newer is not None and (
-                    held is None or newer.computed_at > held.computed_at):
-                return newer, False
-        if held is not None:
-            return held, True
-        raise NotReady(project_id, self._retry_after)
+    def get(self, project_id, client, footprints):
+        """(quota part bytes, its entry, stale) of project_id.
 
-    def _read(self, project_id):
+        client: who asks (for its share of new questions); footprints:
+        the identity of the generation's pub.FOOTPRINTS, which the part
+        must have been made for. Raises errors.NotFound, BadGateway,
+        TooManyRequests, NotReady, or reader.CacheError.
+        """
+        answer = self._answer(project_id, client, footprints)
+        if answer is not None:
+            return answer
+        if self._waiting is None or not self._waiting.acquire(
+                blocking=False):
+            raise NotReady(project_id, self._conf.retry_after)
         try:
-            found = self._reader.project(project_id)
-        except reader_mod.MissingData:
-            return None
-        return None if found is None else Held(*found)
+            deadline = self._clock() + self._conf.wait
+            while self._clock() < deadline:
+                self._sleep(POLL_SECONDS)
+                answer = self._answer(project_id, client, footprints,
+                                      asked=True)
+                if answer is not None:
+                    return answer
+        finally:
+            self._waiting.release()
+        raise NotReady(project_id, self._conf.retry_after)
+
+    def _answer(self, project_id, client, footprints, asked=False):
+        """What can be answered now, or None (after asking the worker)."""
+        found = self._reader.project(project_id)
+        fields, part = found if found is not None else ({}, None)
+        now = self._clock()
+        problem = fields.get(pub.PROBLEM)
+        if problem and problem[pub.RETRY_AT] > now:
+            if problem[pub.PROBLEM_KIND] == pub.UNKNOWN_PROJECT:
+                raise errors.NotFound('No project %s: %s.' % (
+                    project_id, problem[pub.REASON]))
+        else:
+            problem = None
+        usable = part is not None and fields.get(
+            project_docs.FOOTPRINTS_IDENTITY) == footprints
+        if usable:
+            young = now - fields[pub.QUOTA_READ_AT] < self._conf.max_age
+            if not young and problem is None:
+                self._ask(project_id, client, admit=False)
+            return part, pub.Entry(*fields[pub.ENTRY]), not young
+        if problem is not None:
+            raise errors.BadGateway(
+                'The quota of project %s cannot be read: %s. Retry in %d '
+                'seconds.' % (project_id, problem[pub.REASON],
+                              _seconds_until(problem[pub.RETRY_AT], now)),
+                _seconds_until(problem[pub.RETRY_AT], now))
+        if not asked:
+            self._ask(project_id, client, admit=part is None)
+        return None
+
+    def _ask(self, project_id, client, admit):
+        """Ask the worker, within the client's share of new projects."""
+        asked = self._requests.ask(
+            project_id, self._request_ttl, client if admit else None,
+            self._conf.new_per_client, self._clock())
+        if asked == self._requests.REFUSED:
+            raise errors.TooManyRequests(
+                'You asked about more than %d new projects this minute; '
+                'retry in a minute.' % self._conf.new_per_client, 60)
 
 
 def _project(request):
     """(Representation, View) of the project the route names."""
     data = request.published
     project_id = request.params['project_id']
-    state = data.cloud(request.cloud)
     if not valid_project_id(project_id):
         raise errors.BadRequest('"%s" is not a project id.'
                                 % project_id[:80])
+    state, view = data.answering(request.cloud)
     if state.projects is None:
         raise errors.NotFound('This API serves no project documents.')
+    generation = view.generation
+    footprints = data.document(state, generation, pub.FOOTPRINTS,
+                               required=True)
     try:
-        held, stale = state.projects.get(project_id)
+        part, entry, old = state.projects.get(
+            project_id, request.client,
+            generation.documents[pub.FOOTPRINTS].identity)
     except reader_mod.CacheError as exc:
         raise errors.Unavailable('%s: %s' % (generations.UNREACHABLE, exc),
                                  data.retry_after) from exc
-    view = generations.View(None, stale, None, None)
     base = published.Representation(
-        held.body, held.entry.etag, published.http_date(
-            held.entry.changed_at))
-    return data.fresh_or_stale(base, view), view
+        part, entry.etag, published.http_date(entry.changed_at))
+    patterns = data.value(state, generation, pub.PROJECT_PATTERNS)
+    pattern = project_docs.pattern_of(patterns, project_id)
+    capacity = None
+    if pattern is not None:
+        capacity = data.document(state, generation,
+                                 pub.project_capacity(pattern),
+                                 required=True)
+    listed = data.document(state, generation, pub.V3_LIST, required=True)
+    access = data.document(state, generation, pub.ACCESS, required=True)
+    stale = old or view.stale
+
+    def make():
+        return pub.encode(project_docs.join(
+            generation.pointer, data.decoded(listed),
+            data.decoded(footprints), patterns,
+            data.decoded(capacity) if capacity is not None else None,
+            data.decoded(base),
+            project_docs.visible_to(data.decoded(access), project_id),
+            stale))
+    # What the document is made of; the part is the base.
+    variant = (listed.etag, footprints.etag, access.etag,
+               generation.documents[pub.PROJECT_PATTERNS].etag,
+               capacity.etag if capacity is not None else None,
+               generation.pointer.get(pub.UNREADABLE_COUNT), stale)
+    return data.variant(base, variant, make), view._replace(stale=stale)
 
 
 def list_project_flavors(request):

@@ -52,6 +52,7 @@ def show_status(request):
         'stale_after_seconds': data.stale_after,
         'problem': problem,
         'refresh': refresh,
+        'projects': data.project_status(request.cloud),
     })
 
 

@@ -112,7 +112,7 @@ class ApiTestCase(base.TestCase):
         collected_at = (datetime.datetime.now(datetime.timezone.utc) -
                         datetime.timedelta(seconds=age))
         served = sample.publish(self.store, flavors, collected_at)
-        sample.publish_project(self.store)
+        sample.publish_project(self.store, flavor_list=flavors)
         self.generation = self.store.reader.current()[pub.GENERATION]
         return served
 

@@ -23,6 +23,7 @@ import functools
 import json
 import os
 import re
+import time
 from unittest import mock
 
 import fixtures
@@ -36,6 +37,7 @@ from flavor_exporter.api import auth
 from flavor_exporter.api.resources import docs
 from flavor_exporter.api import routes
 from flavor_exporter.policies import capacity as policies
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests.unit.api import base
 
 # Sample values for path parameters, all of published flavors and GPUs.
@@ -188,6 +190,8 @@ class TestEveryStatus(base.ApiTestCase):
             if parameter in path:
                 answers.append(call(path.replace(parameter, 'nope').format(
                     **SAMPLES)))
+        if '{project_id}' in path:
+            answers += self.project_answers(call, path)
         answers.append(self.caller(self.cold, method)(url))
         with mock.patch.object(routes.Router, 'match',
                                side_effect=RuntimeError('boom')):
@@ -206,6 +210,21 @@ class TestEveryStatus(base.ApiTestCase):
         for answer in answers:
             found.setdefault(str(answer.status_int), []).append(answer)
         return found
+
+    def project_answers(self, call, path):
+        """A project unknown, one unreadable, and a client over its share."""
+        def url(project_id):
+            return path.format(**dict(SAMPLES, project_id=project_id))
+        answers = []
+        for project_id, kind in (('unknown', pub.UNKNOWN_PROJECT),
+                                 ('broken', pub.QUOTA_UNREADABLE)):
+            self.store.publish_project(project_id, {pub.PROBLEM: {
+                pub.PROBLEM_KIND: kind, pub.REASON: 'why',
+                pub.RETRY_AT: time.time() + 60}}, 60)
+            answers.append(call(url(project_id)))
+        for i in range(self.conf.projects.new_per_client + 1):
+            answers.append(call(url('new%d' % i)))
+        return answers
 
     def check_answer(self, url, code, documented, answer):
         headers = documented.get('headers', {})

@@ -62,10 +62,15 @@ class TestServed(base.ApiTestCase):
         self.assertJsonError(self.app.get('/v3/projects/a.b/flavors/',
                                           status=400), 400)
 
-    def test_unknown_project_asks_the_worker(self):
+    def test_never_answered_asks_the_worker(self):
         response = self.app.get('/v3/projects/p9/flavors/', status=503)
         self.assertEqual('2', response.headers['Retry-After'])
-        self.assertIn('p9', self.store.project_requests.pending())
+        self.assertIn('being computed', response.json['error']['message'])
+        self.assertEqual(['p9'], self.store.project_requests.since(0)[1])
+        # Asked once, however often it is asked about meanwhile.
+        for _ in range(3):
+            self.app.get('/v3/projects/p9/flavors/', status=503)
+        self.assertEqual(['p9'], self.store.project_requests.since(0)[1])
 
     def test_answer_within_the_wait(self):
         self.flags(group='projects', wait=5)
@@ -74,7 +79,7 @@ class TestServed(base.ApiTestCase):
         def worker():
             deadline = time.time() + 5
             while time.time() < deadline:
-                if 'p9' in self.store.project_requests.pending():
+                if self.store.project_requests.since(0)[1]:
                     sample.publish_project(self.store, 'p9')
                     return
                 time.sleep(0.05)
@@ -86,12 +91,111 @@ class TestServed(base.ApiTestCase):
         self.assertEqual('p9', document[pub.PROJECT_ID])
         self.assertLess(time.time() - started, 3)
 
-    def test_old_quota_reading_served_stale(self):
+    def test_only_so_many_wait(self):
+        # Four wait; the fifth is answered at once.
+        self.flags(group='projects', wait=2, max_waiting=4)
+        self._app = None
+        app = self.app
+        answers = []
+
+        def ask(project_id):
+            started = time.monotonic()
+            response = app.get('/v3/projects/%s/flavors/' % project_id,
+                               status=503)
+            answers.append(time.monotonic() - started)
+            return response
+        waiting = [threading.Thread(target=ask, args=('w%d' % i,))
+                   for i in range(4)]
+        for thread in waiting:
+            thread.start()
+        time.sleep(0.5)
+        started = time.monotonic()
+        ask('w5')
+        self.assertLess(time.monotonic() - started, 0.5)
+        # Meanwhile the other routes answer.
+        self.assertEqual(200, app.get('/v3/flavors/').status_int)
+        for thread in waiting:
+            thread.join()
+        self.assertEqual(4, len([t for t in answers if t >= 1.9]))
+
+    def test_old_quota_reading_served_stale_at_once(self):
         sample.publish_project(self.store, 'p1',
                                read_at=time.time() - 3600)
+        self.flags(group='projects', wait=5)
+        self._app = None
+        started = time.monotonic()
+        response = self.app.get('/v3/projects/p1/flavors/')
+        self.assertLess(time.monotonic() - started, 1)
+        self.assertTrue(response.json[pub.STALE])
+        self.assertEqual('true', response.headers['X-Flavor-Exporter-Stale'])
+        self.assertEqual(['p1'], self.store.project_requests.since(0)[1])
+
+    def problem(self, project_id, kind, reason, in_seconds):
+        self.store.publish_project(project_id, {pub.PROBLEM: {
+            pub.PROBLEM_KIND: kind, pub.REASON: reason,
+            pub.RETRY_AT: time.time() + in_seconds}}, 900)
+
+    def test_unknown_project_is_a_404_at_once(self):
+        self.problem('p9', pub.UNKNOWN_PROJECT,
+                     'Nova and Keystone know no project p9', 300)
+        response = self.app.get('/v3/projects/p9/flavors/', status=404)
+        self.assertJsonError(response, 404, 'No project p9: Nova and '
+                                            'Keystone know no project p9')
+        self.assertEqual([], self.store.project_requests.since(0)[1])
+        # Once the worker may look again, it is asked again.
+        self.problem('p9', pub.UNKNOWN_PROJECT, 'gone', -1)
+        self.app.get('/v3/projects/p9/flavors/', status=503)
+        self.assertEqual(['p9'], self.store.project_requests.since(0)[1])
+
+    def test_unreadable_quota_is_a_502_with_the_reason(self):
+        self.problem('p9', pub.QUOTA_UNREADABLE,
+                     'compute GET /os-quota-sets/p9/detail answered 500',
+                     25)
+        response = self.app.get('/v3/projects/p9/flavors/', status=502)
+        self.assertJsonError(response, 502, 'answered 500')
+        self.assertNotIn('being computed', response.json['error']['message'])
+        self.assertIn(response.headers['Retry-After'], ('25', '26'))
+
+    def test_unreadable_again_keeps_serving_the_old_answer(self):
+        sample.publish_project(self.store, 'p1',
+                               read_at=time.time() - 3600)
+        self.problem('p1', pub.QUOTA_UNREADABLE, 'timed out', 25)
         document = self.app.get('/v3/projects/p1/flavors/').json
         self.assertTrue(document[pub.STALE])
-        self.assertIn('p1', self.store.project_requests.pending())
+        # Not asked while the worker waits to try again.
+        self.assertEqual([], self.store.project_requests.since(0)[1])
+
+    def test_a_client_asks_for_so_many_new_projects(self):
+        self.flags(group='projects', new_per_client=3)
+        self._app = None
+        for i in range(3):
+            self.app.get('/v3/projects/n%d/flavors/' % i, status=503)
+        response = self.app.get('/v3/projects/n9/flavors/', status=429)
+        self.assertJsonError(response, 429, 'more than 3 new projects')
+        self.assertEqual('60', response.headers['Retry-After'])
+        # Another client is not held back; n9 was not asked for.
+        self.app.get('/v3/projects/n9/flavors/', status=503,
+                     extra_environ={'REMOTE_ADDR': '192.0.2.7'})
+        self.assertEqual(['n0', 'n1', 'n2', 'n9'],
+                         self.store.project_requests.since(0)[1])
+        # A known project is served whoever asks.
+        self.app.get('/v3/projects/p1/flavors/')
+
+    def test_a_trailing_newline_is_not_a_project_id(self):
+        self.assertJsonError(self.app.get('/v3/projects/p1%0A/flavors/',
+                                          status=400), 400)
+
+    def test_joined_with_every_refresh(self):
+        # The quota part stays; the numbers are those of the newest data.
+        before = self.app.get('/v3/projects/p1/flavors/').json
+        sample.publish(self.store, sample.flavors(),
+                       host_list=sample.hosts()[:1])
+        after = self.app.get('/v3/projects/p1/flavors/').json
+        large = {f[pub.NAME]: f for f in after[pub.FLAVORS]}['m1.large']
+        self.assertEqual(3, large[pub.AVAILABLE])
+        self.assertNotEqual(before, after)
+        self.assertEqual(before[pub.QUOTA_TIMESTAMP],
+                         after[pub.QUOTA_TIMESTAMP])
 
 
 class TestPolicy(test_policy.PolicyTestCase):

@@ -21,6 +21,7 @@ from flavor_exporter.capacity import tenancy
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.capacity.test_engine import compute_host
 from flavor_exporter.tests.unit.capacity.test_engine import flavor
+from flavor_exporter.worker import projects as worker_projects
 
 HOST_FILTER = tenancy.TenantIsolation(host_filter=True)
 REQUEST_FILTER = tenancy.TenantIsolation(request_filter=True)
@@ -58,9 +59,11 @@ def legacy(instances=-1, cores=-1, ram=-1, used=(0, 0, 0), **kwargs):
 
 
 def one(isolation, project, quota_reading=None, flavors=None):
-    found = projects.compute(report(isolation, flavors), project,
-                             quota_reading, isolation)
-    return {f.capacity.flavor.name: f for f in found.flavors}
+    """{flavor name: its entry} of the project's document."""
+    found = worker_projects.document(
+        quota.Counting(), report(isolation, flavors), project,
+        quota_reading or quota.ProjectQuota(quota.NOOP), isolation)
+    return {f['name']: f for f in found['flavors']}
 
 
 class TestCloudWide(base.BaseTestCase):
@@ -94,32 +97,32 @@ class TestCloudWide(base.BaseTestCase):
 class TestProjectHosts(base.BaseTestCase):
 
     def test_host_filter(self):
-        self.assertEqual(8, one(HOST_FILTER, 'p1')['f'].available)
-        self.assertEqual(8, one(HOST_FILTER, 'p3')['f'].available)
+        self.assertEqual(8, one(HOST_FILTER, 'p1')['f']['available'])
+        self.assertEqual(8, one(HOST_FILTER, 'p3')['f']['available'])
         other = one(HOST_FILTER, 'p9')['f']
-        self.assertEqual(4, other.available)
+        self.assertEqual(4, other['available'])
         self.assertEqual(
             {'reserved for other projects (filter_tenant_id)': 2},
-            other.excluded)
+            other['excluded_hosts'])
 
     def test_request_filter_keeps_named_projects_to_their_hosts(self):
-        self.assertEqual(4, one(REQUEST_FILTER, 'p3')['f'].available)
+        self.assertEqual(4, one(REQUEST_FILTER, 'p3')['f']['available'])
         # "p1,p2" is one value: get_by_metadata does not split it.
-        self.assertEqual(12, one(REQUEST_FILTER, 'p1')['f'].available)
-        self.assertEqual(12, one(REQUEST_FILTER, 'p9')['f'].available)
+        self.assertEqual(12, one(REQUEST_FILTER, 'p1')['f']['available'])
+        self.assertEqual(12, one(REQUEST_FILTER, 'p9')['f']['available'])
         # An aggregate without hosts confines its project to nothing.
-        self.assertEqual(0, one(REQUEST_FILTER, 'p4')['f'].available)
+        self.assertEqual(0, one(REQUEST_FILTER, 'p4')['f']['available'])
 
     def test_required(self):
-        self.assertEqual(0, one(REQUIRED, 'p9')['f'].available)
-        self.assertEqual(4, one(REQUIRED, 'p3')['f'].available)
+        self.assertEqual(0, one(REQUIRED, 'p9')['f']['available'])
+        self.assertEqual(4, one(REQUIRED, 'p3')['f']['available'])
 
     def test_both_filters(self):
         both = tenancy.TenantIsolation(host_filter=True,
                                        request_filter=True)
-        self.assertEqual(4, one(both, 'p3')['f'].available)
-        self.assertEqual(8, one(both, 'p1')['f'].available)
-        self.assertEqual(4, one(both, 'p9')['f'].available)
+        self.assertEqual(4, one(both, 'p3')['f']['available'])
+        self.assertEqual(8, one(both, 'p1')['f']['available'])
+        self.assertEqual(4, one(both, 'p9')['f']['available'])
 
     def test_private_flavors_only_when_shared(self):
         private = model.Flavor('id-p', 'p', vcpus=4, ram=4096, disk=10,
@@ -136,18 +139,60 @@ class TestStartable(base.BaseTestCase):
         # 16 cores, 4 used: 3 more 4-VCPU instances of the 12 that fit.
         found = one(tenancy.OFF, 'p1', legacy(cores=16, used=(1, 4, 0)))
         f = found['f']
-        self.assertEqual((12, 3, 3), (f.available, f.headroom.instances,
-                                      f.startable))
-        self.assertEqual(('cores', projects.QUOTA),
-                         (f.headroom.limited_by, f.limited_by))
+        self.assertEqual((12, 3, 3), (f['available'],
+                                      f['quota']['headroom'],
+                                      f['startable']))
+        self.assertEqual(('cores', 'quota'),
+                         (f['quota']['limited_by'],
+                          f['startable_limited_by']))
 
     def test_capacity_limits_and_unlimited(self):
         f = one(HOST_FILTER, 'p9', legacy())['f']
-        self.assertIsNone(f.headroom.instances)
-        self.assertEqual((4, projects.CAPACITY), (f.startable,
-                                                  f.limited_by))
+        self.assertIsNone(f['quota']['headroom'])
+        self.assertEqual((4, 'capacity'), (f['startable'],
+                                           f['startable_limited_by']))
 
     def test_per_zone(self):
         f = one(HOST_FILTER, 'p1', legacy(instances=5, used=(0, 0, 0)))['f']
-        self.assertEqual({'az1': [8, 8], 'az2': [0, 0]}, f.zones)
-        self.assertEqual(5, f.startable)
+        self.assertEqual({'az1': {'total': 8, 'available': 8,
+                                  'startable': 5},
+                          'az2': {'total': 0, 'available': 0,
+                                  'startable': 0}},
+                         f['availability_zones'])
+        self.assertEqual(5, f['startable'])
+
+
+class TestParts(base.BaseTestCase):
+    """What changes with each refresh, and what with a quota reading."""
+
+    def test_flavors_alike_share_a_footprint(self):
+        flavors = [flavor('a'), flavor('b'),
+                   model.Flavor('c', 'c', vcpus=8, ram=4096, disk=10)]
+        result = report(tenancy.OFF, flavors)
+        of_flavor, prints = projects.footprints(result)
+        self.assertEqual(2, len(prints))
+        self.assertEqual(of_flavor['id-a'], of_flavor['id-b'])
+        self.assertNotEqual(of_flavor['id-a'], of_flavor['c'])
+        # Without a quota system every flavor counts the same.
+        of_flavor, prints = projects.footprints(
+            result, quota.Counting(quota.NOOP))
+        self.assertEqual(1, len(prints))
+
+    def test_patterns_are_few(self):
+        default, named = projects.patterns(report(HOST_FILTER), HOST_FILTER)
+        self.assertEqual({'p1', 'p2', 'p3', 'p4', 'p1,p2'}, set(named))
+        # p1 and p2 may use the same hosts; p4 the open ones only, as
+        # every project no aggregate names.
+        self.assertEqual(named['p1'], named['p2'])
+        self.assertEqual(default, named['p4'])
+        self.assertEqual(3, len({default, *named.values()}))
+        self.assertEqual((set(), 0), (projects.named_projects(
+            report(tenancy.OFF), tenancy.OFF), 0))
+
+    def test_headroom_per_footprint(self):
+        result = report(tenancy.OFF, [flavor('a'), flavor('b')])
+        _, prints = projects.footprints(result)
+        found = projects.headrooms(legacy(cores=16, used=(1, 4, 0)),
+                                   prints)
+        self.assertEqual([(3, 'cores')],
+                         [(h.instances, h.limited_by) for h in found])

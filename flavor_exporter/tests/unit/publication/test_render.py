@@ -36,6 +36,7 @@ class TestDocuments(base.BaseTestCase):
         everyone = ['1', 'bad', 'g1', 'g2', 'index']
         expected = ({pub.SEED_LIST, pub.LEGACY_LIST, pub.V3_NAMES,
                      pub.METRICS, pub.ACCESS, pub.UNREADABLE,
+                     pub.FOOTPRINTS, pub.PROJECT_PATTERNS,
                      pub.v3_list(), pub.v3_list(True), pub.v3_list(False)}
                     | {pub.v3_flavor(i) for i in everyone}
                     | {pub.v3_flavor_hosts(i) for i in everyone}

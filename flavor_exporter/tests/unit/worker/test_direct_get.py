@@ -16,6 +16,7 @@ import socket
 from unittest import mock
 
 import fixtures
+from keystoneauth1 import adapter
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session as ks_session
 
@@ -53,12 +54,28 @@ class TestDirectLane(base.TestCase):
                                                     data=b'{"a": 1}')
         self.session = _session()
 
-    def lane(self, url='https://nova.example.org/v2.1/'):
-        proxy = mock.Mock()
-        proxy.get_endpoint.return_value = url
-        return direct_get.DirectLane.after('compute', proxy,
+    def lane(self, url='https://nova.example.org/v2.1/', service='compute'):
+        # keystoneauth's Adapter.get_endpoint answers endpoint_override.
+        proxy = mock.Mock(endpoint_override=url)
+        return direct_get.DirectLane.after(service, proxy,
                                            _sdk_response(), self.session,
                                            self.pools)
+
+    def test_identity_whose_get_endpoint_is_an_api_call(self):
+        # openstacksdk's identity proxy: get_endpoint(endpoint) shows an
+        # endpoint of the catalog; the lane asks the adapter's own.
+        class IdentityProxy(adapter.Adapter):
+            def get_endpoint(self, endpoint):
+                raise AssertionError('an API call')
+        proxy = IdentityProxy(mock.Mock(), endpoint_override=(
+            'https://keystone.example.org/v3'))
+        lane = direct_get.DirectLane.after('identity', proxy,
+                                           _sdk_response(), self.session,
+                                           self.pools)
+        lane.get('/limits', None, {'project_id': 'p'})
+        self.assertEqual('https://keystone.example.org/v3/limits'
+                         '?project_id=p',
+                         self.pools.request.call_args[0][1])
 
     def test_sends_what_the_sdk_sent_with_the_current_token(self):
         answer = self.lane().get('/os-hypervisors/detail', '2.53',
@@ -121,7 +138,7 @@ class TestCloudClientLanes(base.TestCase):
         self.connection.session.verify = True
         self.connection.session.cert = None
         self.proxy = self.connection.placement
-        self.proxy.get_endpoint.return_value = 'http://placement.test/'
+        self.proxy.endpoint_override = 'http://placement.test/'
         self.proxy.get.return_value = mock.Mock(
             status_code=200, json=lambda: {'via': 'sdk'},
             request=mock.Mock(headers={}))
