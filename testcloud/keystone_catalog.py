@@ -37,9 +37,15 @@ def admin_token(keystone):
 
 
 def register(keystone, compute_url, placement_url, region='RegionOne'):
-    """Create the compute and placement services and their endpoints."""
+    """Create the compute and placement services and their endpoints.
+
+    Returns {service type: (service id, public endpoint id)}: Nova's
+    unified limits belong to the compute service ([oslo_limit]
+    endpoint_id names its endpoint).
+    """
     headers = {'X-Auth-Token': admin_token(keystone)}
     base = keystone['url'] + '/v3'
+    registered = {}
     for service_type, name, url in (('compute', 'nova', compute_url),
                                     ('placement', 'placement',
                                      placement_url)):
@@ -56,3 +62,7 @@ def register(keystone, compute_url, placement_url, region='RegionOne'):
                                      'interface': interface, 'url': url,
                                      'region_id': region}})
             resp.raise_for_status()
+            if interface == 'public':
+                registered[service_type] = (service_id,
+                                            resp.json()['endpoint']['id'])
+    return registered

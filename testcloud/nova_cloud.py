@@ -182,6 +182,31 @@ class NovaCloud(object):
             for name, value in options.items():
                 case.flags(**{name: value, 'group': group})
 
+    def use_keystone_limits(self, keystone, endpoint_id):
+        """Let Nova's unified limits driver read Keystone's limits.
+
+        As a deployer writes [oslo_limit]: the compute endpoint the limits
+        belong to, and credentials that may read them. Nova reads them at
+        its first quota check, after this. Only with [quota] driver =
+        nova.quota.UnifiedLimitsDriver (the scenario's config).
+        """
+        if CONF.quota.driver != 'nova.quota.UnifiedLimitsDriver':
+            return
+        from keystoneauth1 import loading
+        import oslo_limit.opts
+        oslo_limit.opts.register_opts(CONF)
+        CONF.register_opts(loading.get_auth_plugin_conf_options('password'),
+                           group='oslo_limit')
+        for name, value in (('endpoint_id', endpoint_id),
+                            ('auth_type', 'password'),
+                            ('auth_url', keystone['url'] + '/v3'),
+                            ('username', keystone['admin_user']),
+                            ('password', keystone['admin_password']),
+                            ('project_name', keystone['admin_project']),
+                            ('user_domain_id', 'default'),
+                            ('project_domain_id', 'default')):
+            CONF.set_override(name, value, group='oslo_limit')
+
     def _allow_pci_devices(self, hosts):
         """Put every device type of ``hosts`` into ``[pci] device_spec``.
 

@@ -207,6 +207,8 @@ def boot_until_no_valid_host(conn, flavor, *, limit=DEFAULT_LIMIT):
 
 
 QUOTA_EXCEEDED = 'Quota exceeded'
+#: How Nova's unified limits driver says it (nova.limit).
+OVER_A_LIMIT = 'is over a limit'
 
 
 def as_project(conn, project_id, user='member'):
@@ -236,7 +238,8 @@ def set_quota(conn, project_id, **limits):
 def boot_until_refused(conn, flavor, admin, *, limit=DEFAULT_LIMIT):
     """(servers started, why the next was refused) booting as conn.
 
-    Refused: 403 "Quota exceeded" from the API, or NoValidHost. Every
+    Refused: 403 "Quota exceeded" (or, with unified limits, "is over a
+    limit") from the API, or NoValidHost. Every
     server created is deleted again (by admin, who may read Placement's
     allocations) before this returns.
     """
@@ -251,8 +254,9 @@ def boot_until_refused(conn, flavor, admin, *, limit=DEFAULT_LIMIT):
             try:
                 server = boot(conn, fid)
             except sdk_exc.HttpException as exc:
-                if exc.status_code != 403 or QUOTA_EXCEEDED not in str(
-                        exc):
+                if exc.status_code != 403 or not (
+                        QUOTA_EXCEEDED in str(exc)
+                        or OVER_A_LIMIT in str(exc)):
                     raise
                 why = 'quota'
                 break

@@ -172,8 +172,11 @@ def run(args):
         compute_app, placement_app, control.ControlApp(cloud))]
     compute_url = servers[0].url + '/v2.1'
     placement_url = servers[1].url
+    compute_ids = (None, None)
     if keystone:
-        keystone_catalog.register(keystone, compute_url, placement_url)
+        compute_ids = keystone_catalog.register(
+            keystone, compute_url, placement_url)['compute']
+        cloud.use_keystone_limits(keystone, compute_ids[1])
 
     workdir = os.path.dirname(os.path.abspath(args.ready_file))
     clouds_path = os.path.join(workdir, 'clouds.yaml')
@@ -189,6 +192,8 @@ def run(args):
         'placement_url': placement_url,
         'control_url': servers[2].url + '/control',
         'keystone_url': keystone['url'] if keystone else None,
+        'compute_service_id': compute_ids[0],
+        'compute_endpoint_id': compute_ids[1],
         'token': None if keystone else 'admin:admin',
         'hosts': cloud.summary(),
         'enabled_filters': cloud.enabled_filters,

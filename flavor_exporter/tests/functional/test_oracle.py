@@ -24,12 +24,17 @@ import glob
 import json
 import os
 
+from flavor_exporter.capacity import tenancy
+from flavor_exporter.conf import quota as quota_conf
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
+from flavor_exporter.worker import projects
 from flavor_exporter.worker import refresh
+from testcloud import cloud_venv
+from testcloud import keystone_limits
 from testcloud import oracle
 from testcloud import placement_view
 from testcloud import scenario as scenario_mod
@@ -56,11 +61,14 @@ class OracleTests:
     #: cells): each must say so in its unsupported lines, and Nova may
     #: boot fewer than reported, never more.
     unmodelled = ()
+    #: Whether the cloud runs with Keystone.
+    keystone = False
 
     def setUp(self):
         super().setUp()
         self.spec = scenario_mod.load(self.scenario)
-        self.cloud = self.useFixture(fe_fixtures.Cloud(self.scenario)).cloud
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            self.scenario, keystone=self.keystone)).cloud
         self.conn = self.cloud.connection()
         self.flags(group='pci', alias=[json.dumps(alias) for alias
                                        in self.spec.pci_aliases])
@@ -268,6 +276,70 @@ class TestQuotaFromPlacementOracle(OracleTests, base.TestCase):
     scenario = 'quota_from_placement'
     # resources:VCPU overrides exist in Placement's terms only.
     sources = ('placement',)
+
+
+class TestKeystoneLimitsOracle(OracleTests, base.TestCase):
+    """Nova's quotas in Keystone: unified limits, on every release.
+
+    The admin project, which the oracle boots as, gets limits no boot
+    reaches; the other projects boot until Nova refuses them.
+    """
+
+    scenario = 'keystone_limits'
+    #: Every project's, unless its own say otherwise.
+    REGISTERED = {'servers': 12, 'class:VCPU': 60,
+                  'class:MEMORY_MB': 100000, 'class:DISK_GB': 100000}
+    #: {project: (its own limits, {flavor: (startable, limited by)})}.
+    PROJECTS = {
+        'p-servers': ({'servers': 3}, {'small': (3, 'servers'),
+                                       'large': (3, 'servers')}),
+        'p-vcpu': ({'class:VCPU': 16}, {'small': (8, 'class:VCPU'),
+                                        'large': (2, 'class:VCPU')}),
+        'p-ram': ({'class:MEMORY_MB': 5000},
+                  {'small': (2, 'class:MEMORY_MB'),
+                   'large': (1, 'class:MEMORY_MB')}),
+        # The registered limits: 12 servers, 60 / 8 = 7 large.
+        'p-default': ({}, {'small': (12, 'servers'),
+                           'large': (7, 'class:VCPU')}),
+    }
+
+    # Nova reads the limits in Keystone.
+    keystone = True
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='quota', driver=quota_conf.UNIFIED_DRIVER)
+        self.flags(group='capacity', nova_release=cloud_venv.selected())
+        self.limits = keystone_limits.Admin(self.cloud)
+        self.limits.registered_limits(self.REGISTERED)
+        self.limits.project_limits(self.conn.current_project_id, {
+            name: 100000 for name in self.REGISTERED})
+
+    def test_each_project_starts_its_startable(self):
+        client = openstack.CloudClient(self.conn)
+        refresher = refresh.Refresher(
+            self.conf, client=client,
+            source=placement_source.PlacementSource(self.conf))
+        report = refresher.compute()
+        for name, (limits, expected) in self.PROJECTS.items():
+            password = name + '-secret'
+            project_id = self.limits.project(name, password)
+            if limits:
+                self.limits.project_limits(project_id, limits)
+            document = projects.compute(self.conf, report, client,
+                                        project_id, tenancy.OFF)
+            found = {f['name']: (f['startable'],
+                                 f['quota']['limited_by'])
+                     for f in document['flavors']}
+            self.assertEqual(expected, found, name)
+            self.assertEqual('unified_limits',
+                             document['quota']['system'])
+            member = self.limits.member(name, password)
+            for flavor, (startable, _) in expected.items():
+                started, why = oracle.boot_until_refused(
+                    member, flavor, self.conn)
+                self.assertEqual((startable, 'quota'), (started, why),
+                                 (name, flavor))
 
 
 class TestEveryScenarioHasAnOracle(base.BaseTestCase):
