@@ -23,6 +23,7 @@ from flavor_exporter._i18n import _
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config_check
 from flavor_exporter.common import exceptions
+from flavor_exporter.common import nova_conf
 from flavor_exporter import conf
 from flavor_exporter.conf import opts
 from flavor_exporter import version
@@ -96,8 +97,13 @@ def prepare_service(argv, default_config_files=None,
     clouds.configured(CONF)
     foreign = config_check.check(CONF)
     log.setup(CONF, PROJECT)
-    for section in foreign:
-        LOG.info('%s is not a flavor-exporter section; ignored', section)
+    for path, section, options in foreign:
+        pasted = nova_conf.advice(CONF, path, section, options)
+        for line in pasted:
+            LOG.warning(line)
+        if not pasted:
+            LOG.info('%s: [%s] is not a flavor-exporter section; ignored',
+                     path, section)
     CONF.log_opt_values(LOG, log.DEBUG)
 
 

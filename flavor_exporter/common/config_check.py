@@ -198,9 +198,10 @@ def invalid_values(conf, where):
 
 
 def check(conf):
-    """Raise ConfigMistake on the first mistake; foreign sections' names.
+    """Raise ConfigMistake on the first mistake; foreign sections.
 
-    Call right after conf was parsed.
+    Returns [(file, section, {option: [raw values]})] of the sections
+    that belong to another program. Call right after conf was parsed.
     """
     known = known_options(conf)
     where = {}
@@ -213,6 +214,6 @@ def check(conf):
         mistakes, others = unknown(path, sections, known)
         if mistakes:
             raise ConfigMistake(mistakes[0])
-        foreign += ['%s: [%s]' % (path, s) for s in others]
+        foreign += [(path, s, sections[s]) for s in others]
     invalid_values(conf, where)
     return foreign

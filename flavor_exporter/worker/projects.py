@@ -143,7 +143,7 @@ class ProjectAnswers:
         self._prints = (None, None, None)
         self._pool = None
         self.status = {'answered': 0, 'unknown': 0, 'unreadable': 0,
-                       'queued': 0, 'last_error': None}
+                       'queued': 0, 'reading': None, 'last_error': None}
 
     def waiting(self):
         """Whether some project is asked about."""
@@ -166,8 +166,15 @@ class ProjectAnswers:
                 self._pool = concurrent.futures.ThreadPoolExecutor(
                     self._conf.projects.concurrency,
                     thread_name_prefix='project-quota')
+            # Said while it lasts: a quota API that hangs shows here.
+            self.status['reading'] = {
+                'projects': len(batch),
+                'since': pub.iso_from_epoch(self._clock())}
+            self.status['queued'] = len(self._queue)
+            self._write_status()
             list(self._pool.map(lambda pid: self._answer(pid, report),
                                 batch))
+        self.status['reading'] = None
         self.status['queued'] = len(self._queue)
         self._write_status()
         return len(batch)

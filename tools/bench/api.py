@@ -75,6 +75,7 @@ KEY_PREFIX = 'bench'
 HOSTS = 40
 # Path served -> the published document it serves as it is.
 DOCUMENTS = {'/gpus/flavors/': pub.LEGACY_LIST,
+             '/v2/flavors/': pub.SEED_LIST,
              '/v3/flavors/': pub.V3_LIST}
 SERVERS = ('bare-uwsgi', 'bare', 'api', 'api-uwsgi')
 YARDSTICK = 'bare-uwsgi'

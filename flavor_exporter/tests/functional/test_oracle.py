@@ -287,20 +287,20 @@ class TestKeystoneLimitsOracle(OracleTests, base.TestCase):
 
     scenario = 'keystone_limits'
     #: Every project's, unless its own say otherwise.
-    REGISTERED = {'servers': 12, 'class:VCPU': 60,
+    REGISTERED = {'servers': 6, 'class:VCPU': 40,
                   'class:MEMORY_MB': 100000, 'class:DISK_GB': 100000}
     #: {project: (its own limits, {flavor: (startable, limited by)})}.
     PROJECTS = {
         'p-servers': ({'servers': 3}, {'small': (3, 'servers'),
                                        'large': (3, 'servers')}),
-        'p-vcpu': ({'class:VCPU': 16}, {'small': (8, 'class:VCPU'),
-                                        'large': (2, 'class:VCPU')}),
+        'p-vcpu': ({'class:VCPU': 8}, {'small': (4, 'class:VCPU'),
+                                       'large': (1, 'class:VCPU')}),
         'p-ram': ({'class:MEMORY_MB': 5000},
                   {'small': (2, 'class:MEMORY_MB'),
                    'large': (1, 'class:MEMORY_MB')}),
-        # The registered limits: 12 servers, 60 / 8 = 7 large.
-        'p-default': ({}, {'small': (12, 'servers'),
-                           'large': (7, 'class:VCPU')}),
+        # The registered limits: 6 servers, 40 / 8 = 5 large.
+        'p-default': ({}, {'small': (6, 'servers'),
+                           'large': (5, 'class:VCPU')}),
     }
 
     # Nova reads the limits in Keystone.

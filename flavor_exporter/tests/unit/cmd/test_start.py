@@ -256,8 +256,40 @@ class TestConfigAccepted(StartTestCase):
             'enforce_new_defaults = true\n'
             '[placement_database]\nconnection = sqlite://\n')
         config.parse_args(['--config-file', path])
-        self.assertEqual(['%s: [placement_database]' % path],
+        self.assertEqual([(path, 'placement_database',
+                           {'connection': ['sqlite://']})],
                          config_check.check(self.conf))
+
+    def test_nova_conf_pasted_in_says_what_to_set(self):
+        path = self.config_file(
+            '[scheduler]\nlimit_tenants_to_placement_aggregate = true\n'
+            'enable_isolated_aggregate_filtering = false\n'
+            '[filter_scheduler]\nenabled_filters = ComputeFilter, '
+            'AggregateMultiTenancyIsolation\n'
+            '[oslo_limit]\nendpoint_id = e1\n'
+            '[capacity]\naggregate_instance_extra_specs = false\n'
+            '[placement_database]\nconnection = sqlite://\n')
+        with mock.patch.object(config.LOG, 'warning') as warning, \
+                mock.patch.object(config.LOG, 'info') as info:
+            config.prepare_service(['--config-file', path])
+        lines = sorted(call.args[0] for call in warning.call_args_list)
+        self.assertEqual([
+            "%s: [filter_scheduler] enabled_filters is nova.conf's, which "
+            "flavor-exporter does not read; it lists "
+            "AggregateMultiTenancyIsolation: set [capacity] "
+            "aggregate_multitenancy_isolation = true" % path,
+            "%s: [oslo_limit] endpoint_id is nova.conf's, which "
+            "flavor-exporter does not read; set [quota] endpoint_id = e1 "
+            "(now None)" % path,
+            "%s: [scheduler] limit_tenants_to_placement_aggregate is "
+            "nova.conf's, which flavor-exporter does not read; set "
+            "[capacity] limit_tenants_to_placement_aggregate = true (now "
+            "False)" % path], lines)
+        # A line that agrees with flavor-exporter's option says nothing;
+        # another program's section is one INFO line.
+        info.assert_any_call(
+            '%s: [%s] is not a flavor-exporter section; ignored', path,
+            'placement_database')
 
     def test_misspelled_policy_option(self):
         path = self.config_file('[oslo_policy]\npolicy_fil = p.yaml\n')

@@ -155,6 +155,34 @@ class TestTick(TickTestCase):
         self.assertIn("KeyError: 'member'", error.call_args[0][3])
 
 
+class TestProjectTick(TickTestCase):
+    """Projects are answered on a timer of their own, beside refreshes."""
+
+    def setUp(self):
+        super().setUp()
+        self.worker.projects = mock.Mock()
+        self.worker.leadership.leading = True
+
+    def test_a_refresh_tick_reads_no_quota(self):
+        self.worker.tick()
+        self.worker.refresher.refresh.assert_called_once()
+        self.worker.projects.answer.assert_not_called()
+
+    def test_the_project_tick_answers_when_leading(self):
+        self.assertEqual(1.0, self.worker.project_tick())
+        self.worker.projects.answer.assert_not_called()  # not leading yet
+        self.worker.tick()
+        self.worker.project_tick()
+        self.worker.projects.answer.assert_called_once()
+
+    def test_a_failed_project_tick_is_one_line(self):
+        self.worker.tick()
+        self.worker.projects.answer.side_effect = KeyError('x')
+        with mock.patch.object(service.LOG, 'error') as error:
+            self.assertEqual(1.0, self.worker.project_tick())
+        error.assert_called_once()
+
+
 class TestRefreshRequests(TickTestCase):
     """An API process that found no data asked for a refresh."""
 

@@ -204,8 +204,25 @@ class TestAnswers(base.TestCase):
         self.answers.answer()
         self.assertEqual(61, len(self.refresher.client.calls))
         self.assertEqual({'answered': 1, 'unknown': 60, 'unreadable': 0,
-                          'queued': 0, 'last_error': None},
+                          'queued': 0, 'reading': None, 'last_error': None},
                          self.store.reader.project_status())
+
+    def test_a_reading_that_hangs_is_in_the_status(self):
+        seen = []
+
+        def hang(*args, **kwargs):
+            seen.append(self.store.reader.project_status())
+            raise openstack.CloudError('compute GET /os-quota-sets/p1/detail'
+                                       ' failed: Read timed out')
+        self.refresher.client.get = hang
+        self.ask('p1')
+        self.answers.answer()
+        self.assertEqual({'projects': 1,
+                          'since': pub.iso_from_epoch(self.clock())},
+                         seen[0]['reading'])
+        status = self.store.reader.project_status()
+        self.assertIsNone(status['reading'])
+        self.assertIn('Read timed out', status['last_error']['message'])
 
     def test_failures_back_off(self):
         self.refresher.client.failing = openstack.CloudError(
