@@ -23,6 +23,7 @@ its own, since the oracle boots and deletes servers.
 import glob
 import json
 import os
+import uuid
 
 from flavor_exporter.capacity import tenancy
 from flavor_exporter.conf import quota as quota_conf
@@ -32,6 +33,7 @@ from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 from flavor_exporter.worker import projects
+from flavor_exporter.worker import quotas
 from flavor_exporter.worker import refresh
 from testcloud import cloud_venv
 from testcloud import keystone_limits
@@ -340,6 +342,12 @@ class TestKeystoneLimitsOracle(OracleTests, base.TestCase):
                     member, flavor, self.conn)
                 self.assertEqual((startable, 'quota'), (started, why),
                                  (name, flavor))
+        # A project Keystone does not know: Nova says so (400), and the
+        # API answers 404 from it.
+        error = self.assertRaises(
+            quotas.ProjectUnknown, quotas.QuotaReader(self.conf).read,
+            client, uuid.uuid4().hex)
+        self.assertIn('know no project', str(error))
 
 
 class TestEveryScenarioHasAnOracle(base.BaseTestCase):
