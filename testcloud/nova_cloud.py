@@ -322,7 +322,9 @@ class NovaCloud(object):
         for boot in scenario.servers:
             flavor_id = self._flavor_id(boot.flavor)
             for _ in range(boot.count):
-                self.boot(flavor_id, host=boot.host)
+                server = self.boot(flavor_id, host=boot.host)
+                if boot.soft_deleted:
+                    self.soft_delete(server['id'])
         for state in scenario.services:
             self.set_service_state(state)
 
@@ -381,6 +383,24 @@ class NovaCloud(object):
             time.sleep(0.02)
         raise CloudError('server %s not ACTIVE in %ss' % (server['id'],
                                                           timeout))
+
+    def soft_delete(self, server_id, timeout=60):
+        """Delete a server as a cloud with reclaim_instance_interval does.
+
+        The interval is set for this delete only: the tests' own deletes
+        must free what they used.
+        """
+        self._case.flags(reclaim_instance_interval=3600)
+        try:
+            self.api.delete_server(server_id)
+            deadline = time.monotonic() + timeout
+            while self.api.get_server(server_id)['status'] != 'SOFT_DELETED':
+                if time.monotonic() > deadline:
+                    raise CloudError('server %s not SOFT_DELETED in %ss'
+                                     % (server_id, timeout))
+                time.sleep(0.02)
+        finally:
+            self._case.flags(reclaim_instance_interval=0)
 
     def _service_id(self, host):
         services = self.api.get_services(binary='nova-compute', host=host)

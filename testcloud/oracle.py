@@ -93,13 +93,16 @@ def _get(conn, server_id):
     return resp.json()['server']
 
 
-def boot(conn, flavor, *, host=None, name=None, timeout=BOOT_TIMEOUT):
+def boot(conn, flavor, *, host=None, name=None, timeout=BOOT_TIMEOUT,
+         availability_zone=None):
     """Boot one server; return it (a dict) once ACTIVE or ERROR."""
     body = {'name': name or 'oracle-%s' % uuid.uuid4().hex[:8],
             'imageRef': IMAGE_ID, 'flavorRef': flavor_id(conn, flavor),
             'networks': 'none'}
     if host:
         body['host'] = host
+    if availability_zone:
+        body['availability_zone'] = availability_zone
     resp = conn.compute.post('/servers', json={'server': body},
                              microversion=MICROVERSION)
     sdk_exc.raise_from_response(resp)
@@ -169,11 +172,14 @@ def delete_servers(conn, servers, *, timeout=BOOT_TIMEOUT):
             time.sleep(POLL)
 
 
-def fill(conn, flavor, *, limit=DEFAULT_LIMIT, keep=False):
+def fill(conn, flavor, *, limit=DEFAULT_LIMIT, keep=False,
+         availability_zone=None):
     """Boot ``flavor`` until NoValidHost; return an :class:`OracleResult`.
 
     Servers are deleted afterwards unless ``keep``; then the caller gets
-    the ACTIVE ones as ``result.servers`` and must delete them.
+    the ACTIVE ones as ``result.servers`` and must delete them. With
+    availability_zone, each boot asks for that zone; a zone Nova does not
+    offer (400) is 0 servers.
     """
     fid = flavor_id(conn, flavor)
     created = []
@@ -183,7 +189,13 @@ def fill(conn, flavor, *, limit=DEFAULT_LIMIT, keep=False):
             if len(active) >= limit:
                 raise OracleError('%d servers of %s booted and still no '
                                   'NoValidHost' % (limit, flavor))
-            server = boot(conn, fid)
+            try:
+                server = boot(conn, fid,
+                              availability_zone=availability_zone)
+            except sdk_exc.BadRequestException:
+                if availability_zone is None:
+                    raise
+                break  # "The requested availability zone is not available"
             created.append(server)
             if server['status'] == 'ERROR':
                 if NO_VALID_HOST not in _fault(server):
@@ -198,12 +210,14 @@ def fill(conn, flavor, *, limit=DEFAULT_LIMIT, keep=False):
     return OracleResult(active, keep)
 
 
-def boot_until_no_valid_host(conn, flavor, *, limit=DEFAULT_LIMIT):
+def boot_until_no_valid_host(conn, flavor, *, limit=DEFAULT_LIMIT,
+                             availability_zone=None):
     """The number of servers of ``flavor`` Nova starts before NoValidHost.
 
     Every server created is deleted again before this returns.
     """
-    return fill(conn, flavor, limit=limit).count
+    return fill(conn, flavor, limit=limit,
+                availability_zone=availability_zone).count
 
 
 QUOTA_EXCEEDED = 'Quota exceeded'

@@ -116,6 +116,9 @@ class Boot:
     flavor: str
     count: int
     host: str
+    #: Deleted again while reclaim_instance_interval holds it back:
+    #: SOFT_DELETED, its resources still held.
+    soft_deleted: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -313,13 +316,15 @@ def _parse_servers(raw, flavor_names, host_names, default_flavors):
     for i, item in enumerate(raw or []):
         where = 'servers[%d]' % i
         values = _take(item, where, required=('flavor',),
-                       optional={'count': 1, 'host': None})
+                       optional={'count': 1, 'host': None,
+                                 'soft_deleted': False})
         if values['host'] and values['host'] not in host_names:
             raise ScenarioError('%s: unknown host %s' % (where,
                                                          values['host']))
         servers.append(Boot(flavor=values['flavor'],
                             count=int(values['count']),
-                            host=values['host']))
+                            host=values['host'],
+                            soft_deleted=bool(values['soft_deleted'])))
         # Nova's preloaded m1.* flavors may be booted if they are kept.
         known = values['flavor'] in flavor_names or (
             default_flavors and values['flavor'].startswith('m1.'))

@@ -38,6 +38,7 @@ from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
+from flavor_exporter.capacity import instance_caps
 from flavor_exporter.capacity import isolated_aggregates
 from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.capacity import tenancy
@@ -74,6 +75,11 @@ class Options:
     # nova.conf [scheduler] enable_isolated_aggregate_filtering
     # (isolated_aggregates).
     isolate_aggregates: bool = False
+    #: The instance count filters the scheduler runs (instance_caps.Caps).
+    instance_caps: object = instance_caps.NONE
+    #: nova.conf's default_availability_zone: the zone of hosts in no
+    #: zone aggregate.
+    default_availability_zone: str = 'nova'
 
 
 @dataclasses.dataclass
@@ -201,6 +207,8 @@ class Report:
     hosts: list = dataclasses.field(default_factory=list)  # model.Host
     aggregates: list = dataclasses.field(default_factory=list)
     gpus: list = dataclasses.field(default_factory=list)  # gpus.GpuType
+    # Zones whose figures are the cloud's (unrestricted_zones).
+    unrestricted_zones: list = dataclasses.field(default_factory=list)
 
     @property
     def unreadable(self):
@@ -372,8 +380,49 @@ def _report(snapshot, flavors):
                   aggregates=list(snapshot.aggregates))
 
 
+def unrestricted_zones(snapshot, options):
+    """Zones Nova offers that booting into does not restrict.
+
+    Nova's map_az_to_placement_aggregate keeps a boot into zone Z to the
+    aggregates whose availability_zone metadata is Z; when none is, it
+    adds no restriction, and no host filter checks the zone any more
+    (Nova 29 and 34 alike). The API accepts a zone some enabled compute
+    service is in. So the default zone of hosts in no zone aggregate,
+    named by no aggregate, takes a boot on any host: its figures are the
+    cloud's. A zone Nova does not offer (no enabled service in it) starts
+    nothing: the API refuses it.
+    """
+    zone = options.default_availability_zone
+    aggregates = list(snapshot.aggregates) + [
+        agg for host in snapshot.hosts for agg in host.aggregates]
+    if any((agg.metadata or {}).get('availability_zone') == zone
+           for agg in aggregates):
+        return []
+    if any(host.enabled and host.availability_zone == zone
+           for host in snapshot.hosts):
+        return [zone]
+    return []
+
+
+def _unrestricted(report):
+    """Each flavor's figures of the unrestricted zones: the cloud's."""
+    for result in report.flavors:
+        if result.request is not None:
+            for zone in report.unrestricted_zones:
+                result.zones[zone] = [result.total, result.available]
+
+
+def _capped(snapshot, options):
+    """snapshot with each host's instance cap (instance_caps.py)."""
+    if not options.instance_caps.enabled:
+        return snapshot
+    return dataclasses.replace(snapshot, hosts=instance_caps.capped(
+        snapshot.hosts, options.instance_caps))
+
+
 def reference_compute(snapshot, options):
     """compute(), host by host through fit.fit: slow, the definition."""
+    snapshot = _capped(snapshot, options)
     patterns = [re.compile(p) for p in options.skip_patterns if p]
     host_metadata = {host.name: aggregate_filter.host_aggregate_metadata(
         host.aggregates) for host in snapshot.hosts}
@@ -395,6 +444,8 @@ def reference_compute(snapshot, options):
                                          list(distinct.values()), options,
                                          _exclusion, host_metadata)
     _name_gpus(report)
+    report.unrestricted_zones = unrestricted_zones(snapshot, options)
+    _unrestricted(report)
     return report
 
 
@@ -486,6 +537,7 @@ def compute(snapshot, options, fits=None):
     once per distinct request. fits: a vector_fit.Fits kept between
     refreshes, to reuse what did not change; None computes everything.
     """
+    snapshot = _capped(snapshot, options)
     patterns = [re.compile(p) for p in options.skip_patterns if p]
     zones = sorted({h.availability_zone for h in snapshot.hosts
                     if h.availability_zone})
@@ -539,6 +591,8 @@ def compute(snapshot, options, fits=None):
     report = _report(snapshot, flavors)
     report.gpus = gpus.figures(groups, distinct, options, _exclusion)
     _name_gpus(report)
+    report.unrestricted_zones = unrestricted_zones(snapshot, options)
+    _unrestricted(report)
     return report
 
 

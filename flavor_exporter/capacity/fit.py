@@ -60,6 +60,9 @@ import collections
 import dataclasses
 
 GPU_POOL = 'GPU_AGGREGATE'
+#: The class of a host's instance cap (instance_caps.py): what limits a
+#: flavor when the host holds as many instances as the scheduler allows.
+INSTANCES = 'max_instances_per_host'
 # The trait of the providers Nova makes for PCI devices (os-traits), on
 # every release since Zed.
 MANAGED_PCI_TRAIT = 'COMPUTE_MANAGED_PCI_DEVICE'
@@ -105,6 +108,9 @@ def free_amounts(host, empty=False):
         # The first pool of a type is the one matched (see _pci_unit).
         rc = pool_class(pool.gpu_type)
         frees.setdefault(rc, {rc: pool.count - (0 if empty else pool.used)})
+    if host.max_instances is not None:
+        frees[INSTANCES] = {INSTANCES: host.max_instances - (
+            0 if empty else host.num_instances)}
     return frees
 
 
@@ -193,7 +199,13 @@ def units(request, host, frees):
     found = offered_units(request, host, frees)
     if found is None:
         return None
-    return _root_rule(found, host.root.uuid if host.root else None)
+    found = _root_rule(found, host.root.uuid if host.root else None)
+    if found is not None and INSTANCES in frees:
+        # The scheduler's cap on instances per host: one each.
+        found.append(_Unit(INSTANCES, {INSTANCES: 1},
+                           [(INSTANCES, frees[INSTANCES])], caps=[1],
+                           limits=[None]))
+    return found
 
 
 def offered_units(request, host, frees):

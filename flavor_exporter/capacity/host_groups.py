@@ -76,7 +76,7 @@ def _shape(host, metadata):
     values = tuple(sorted((key, tuple(sorted(found)))
                           for key, found in metadata.items()))
     return (host.enabled, host.up, host.unreadable is not None, providers,
-            pools, values)
+            pools, values, host.max_instances)
 
 
 def _layout(host):
@@ -98,6 +98,9 @@ def _free_row(host, layout, empty):
         # The first pool of a type is the one matched, as in fit.
         pools.setdefault(fit.pool_class(pool.gpu_type),
                          pool.count - (0 if empty else pool.used))
+    if host.max_instances is not None:
+        pools[fit.INSTANCES] = host.max_instances - (
+            0 if empty else host.num_instances)
     row = []
     for where, rc in layout:
         if where in pools:

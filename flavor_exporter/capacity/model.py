@@ -103,6 +103,13 @@ class Host:
     # could not use), or None. Such a host is kept, with no providers, so
     # that every flavor names it as excluded instead of counting less.
     unreadable: str | None = None
+    # Instances on the compute node as the scheduler counts them
+    # (HostState.num_instances: the node's running_vms, soft-deleted
+    # servers included).
+    num_instances: int = 0
+    # The most instances the scheduler lets on the host
+    # (instance_caps.py), None for no such limit.
+    max_instances: int | None = None
 
     @property
     def root(self):

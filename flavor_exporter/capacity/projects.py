@@ -180,10 +180,14 @@ def capacity(report, pattern, columns=None):
                                     minlength=len(zones) + 1)
         zone_available = numpy.bincount(in_zone, weights=available[mine],
                                         minlength=len(zones) + 1)
+        total, free = int(totals[mine].sum()), int(available[mine].sum())
+        in_zones = {zone: [int(zone_total[i]), int(zone_available[i])]
+                    for i, zone in enumerate(zones)}
+        # A boot into these is not restricted (engine.unrestricted_zones).
+        in_zones.update({zone: [total, free]
+                         for zone in report.unrestricted_zones})
         found[flavor.flavor.id] = Numbers(
-            int(totals[mine].sum()), int(available[mine].sum()),
-            {zone: [int(zone_total[i]), int(zone_available[i])]
-             for i, zone in enumerate(zones)},
+            total, free, in_zones,
             {pattern.names[i]: int(counts[i])
              for i in range(1, len(pattern.names)) if counts[i]})
     return found

@@ -32,6 +32,8 @@ MIRRORED = {
         ('capacity', 'limit_tenants_to_placement_aggregate'),
     ('scheduler', 'placement_aggregate_required_for_tenants'):
         ('capacity', 'placement_aggregate_required_for_tenants'),
+    ('filter_scheduler', 'max_instances_per_host'):
+        ('capacity', 'max_instances_per_host'),
     ('oslo_limit', 'endpoint_id'): ('quota', 'endpoint_id'),
     ('oslo_limit', 'endpoint_region_name'):
         ('quota', 'endpoint_region_name'),
@@ -43,6 +45,8 @@ MIRRORED = {
 FILTERS = {
     'AggregateMultiTenancyIsolation': 'aggregate_multitenancy_isolation',
     'AggregateInstanceExtraSpecsFilter': 'aggregate_instance_extra_specs',
+    'NumInstancesFilter': 'num_instances_filter',
+    'AggregateNumInstancesFilter': 'aggregate_num_instances_filter',
 }
 
 

@@ -72,6 +72,19 @@ opts = [
                      "cloud-wide numbers then count such hosts apart "
                      "(reserved); per project they count for the projects "
                      "named."),
+    cfg.BoolOpt('num_instances_filter', default=False,
+                help="Whether nova.conf's [filter_scheduler] "
+                     "enabled_filters has NumInstancesFilter: a host with "
+                     "max_instances_per_host instances takes no more."),
+    cfg.BoolOpt('aggregate_num_instances_filter', default=False,
+                help="Whether nova.conf's [filter_scheduler] "
+                     "enabled_filters has AggregateNumInstancesFilter: as "
+                     "NumInstancesFilter, with the smallest "
+                     "max_instances_per_host of the host's aggregates' "
+                     "metadata where one has it."),
+    cfg.IntOpt('max_instances_per_host', default=50, min=1,
+               help="nova.conf's [filter_scheduler] max_instances_per_host, "
+                    "for the two filters above."),
     cfg.BoolOpt('limit_tenants_to_placement_aggregate', default=False,
                 help="Keep nova.conf's [scheduler] "
                      "limit_tenants_to_placement_aggregate here: a project "

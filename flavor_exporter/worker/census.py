@@ -111,6 +111,16 @@ def service_host(hypervisor):
     return host if isinstance(host, str) and host else None
 
 
+def running_vms(hypervisor):
+    """The instances a node holds as the scheduler counts them.
+
+    os-hypervisors reports the node's num_instances stat as running_vms
+    up to microversion 2.87; 0 where it says nothing usable.
+    """
+    value = hypervisor.get('running_vms')
+    return value if isinstance(value, int) and value > 0 else 0
+
+
 def state(service, hypervisor_status, hypervisor_state):
     """(enabled, up) of a node whose service is service (or None).
 

@@ -133,4 +133,5 @@ class HypervisorsSource(source.Source):
             services.get(service_host), hypervisor.get('status'),
             hypervisor.get('state'))
         return model.Host(name=service_host, node=label, enabled=enabled,
-                          up=up, providers=providers, unreadable=unreadable)
+                          up=up, providers=providers, unreadable=unreadable,
+                          num_instances=census.running_vms(hypervisor))

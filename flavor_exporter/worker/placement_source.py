@@ -120,7 +120,9 @@ class PlacementSource(source.Source):
             hosts.append(model.Host(name=service_host, node=node,
                                     enabled=enabled, up=up,
                                     providers=providers,
-                                    unreadable=unreadable))
+                                    unreadable=unreadable,
+                                    num_instances=census.running_vms(
+                                        hypervisor)))
         census.account(hosts, services, problems, nameless)
         hosts.sort(key=lambda host: (host.node, host.name))
 

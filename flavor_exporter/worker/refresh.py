@@ -25,6 +25,7 @@ import time
 from oslo_log import log
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import instance_caps
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import tenancy
 from flavor_exporter.capacity import vector_fit
@@ -71,7 +72,13 @@ def engine_options(conf):
         aggregate_instance_extra_specs=(
             conf.capacity.aggregate_instance_extra_specs),
         isolate_aggregates=conf.capacity.enable_isolated_aggregate_filtering,
-        tenancy=tenant_isolation(conf))
+        tenancy=tenant_isolation(conf),
+        default_availability_zone=conf.capacity.default_availability_zone,
+        instance_caps=instance_caps.Caps(
+            num_instances_filter=conf.capacity.num_instances_filter,
+            aggregate_num_instances_filter=(
+                conf.capacity.aggregate_num_instances_filter),
+            max_instances_per_host=conf.capacity.max_instances_per_host))
 
 
 def tenant_isolation(conf):
