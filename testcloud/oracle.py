@@ -225,6 +225,33 @@ QUOTA_EXCEEDED = 'Quota exceeded'
 OVER_A_LIMIT = 'is over a limit'
 
 
+def all_servers(conn):
+    """Every server of every project, SOFT_DELETED ones too (dicts).
+
+    Nova lists those only when deleted ones are asked for; until they are
+    reclaimed they hold what they had.
+    """
+    servers = []
+    for query in ('', '&deleted=true&status=SOFT_DELETED'):
+        resp = conn.compute.get('/servers/detail?all_tenants=1' + query,
+                                microversion=MICROVERSION)
+        sdk_exc.raise_from_response(resp)
+        servers += resp.json()['servers']
+    return servers
+
+
+def disable_compute(conn, host, reason='oracle'):
+    """Disable host's nova-compute service through Nova's API."""
+    resp = conn.compute.get('/os-services?binary=nova-compute&host=%s'
+                            % host, microversion='2.53')
+    sdk_exc.raise_from_response(resp)
+    for service in resp.json()['services']:
+        sdk_exc.raise_from_response(conn.compute.put(
+            '/os-services/%s' % service['id'],
+            json={'status': 'disabled', 'disabled_reason': reason},
+            microversion='2.53'))
+
+
 def as_project(conn, project_id, user='member'):
     """A Connection to conn's cloud as a member of project_id.
 

@@ -48,6 +48,13 @@ class CpuRequest:
     pcpus: int  # PCPU to request for dedicated/mixed, emulator thread incl.
     vcpus: int  # VCPU to request for mixed
     thread_trait: str | None  # HW_CPU_HYPERTHREADING: required/forbidden
+    # What the guest NUMA topology takes (guest_numa): the policy
+    # resources:PCPU/VCPU imply too, the thread policy the trait implies
+    # too, the guest CPUs pinned, and hw:emulator_threads_policy=isolate.
+    effective_policy: str | None = None
+    thread_policy: str | None = None
+    dedicated_cpus: frozenset = frozenset()
+    emulator_isolated: bool = False
 
     @property
     def pinned(self):
@@ -55,7 +62,7 @@ class CpuRequest:
         return self.policy in _PINNED_POLICIES
 
 
-def _parse_cpu_set(spec, fail, key):
+def parse_cpu_set(spec, fail, key):
     """nova.virt.hardware.parse_cpu_spec: "0-3,^2,5" -> {0, 1, 3, 5}."""
     cpus, rejected = set(), set()
     for rule in spec.split(','):
@@ -82,7 +89,7 @@ def _cpu_mask(specs, key, vcpus, fail):
     mask = specs[key]
     if mask.strip().startswith('^'):
         mask = '0-%d,%s' % (vcpus - 1, mask)
-    return _parse_cpu_set(mask, fail, key)
+    return parse_cpu_set(mask, fail, key)
 
 
 def cpu_request(flavor, specs, fail):
@@ -183,6 +190,15 @@ def cpu_request(flavor, specs, fail):
         vcpus = flavor.vcpus - pcpus
     if policy in _PINNED_POLICIES and emulator == 'isolate':
         pcpus += 1
+    pinned_cpus = frozenset()
+    if effective == 'dedicated':
+        pinned_cpus = frozenset(all_cpus)
+    elif effective == 'mixed':
+        pinned_cpus = frozenset(dedicated or realtime)
     return CpuRequest(policy, pcpus, vcpus,
                       {'isolate': 'forbidden',
-                       'require': 'required'}.get(thread))
+                       'require': 'required'}.get(thread),
+                      effective_policy=effective,
+                      thread_policy=effective_thread,
+                      dedicated_cpus=pinned_cpus,
+                      emulator_isolated=emulator == 'isolate')

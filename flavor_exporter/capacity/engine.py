@@ -40,6 +40,8 @@ from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import instance_caps
 from flavor_exporter.capacity import isolated_aggregates
+from flavor_exporter.capacity import numa_bounds
+from flavor_exporter.capacity import numa_fit
 from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.capacity import tenancy
 from flavor_exporter.capacity import vector_fit
@@ -80,6 +82,8 @@ class Options:
     #: nova.conf's default_availability_zone: the zone of hosts in no
     #: zone aggregate.
     default_availability_zone: str = 'nova'
+    #: How NUMATopologyFilter fits guest cells (numa_fit.Rules).
+    numa: object = numa_fit.Rules()
 
 
 @dataclasses.dataclass
@@ -247,10 +251,12 @@ def _exclusion(host, request, options, metadata):
 
 
 def flavor_capacity(flavor, hosts, options, host_metadata, zones,
-                    frees=None, cloud=cloud_filters.DEFAULT):
+                    frees=None, cloud=cloud_filters.DEFAULT,
+                    numa_counts=None):
     """Capacity of one flavor; frees: {id(host): (empty, now) amounts}.
 
-    cloud: what the cloud's request filters add (cloud_filters).
+    cloud: what the cloud's request filters add (cloud_filters);
+    numa_counts: a numa_fit.Counts.
     """
     result = FlavorCapacity(flavor=flavor,
                             zones={zone: [0, 0] for zone in zones})
@@ -262,6 +268,9 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
         return result
     limits = collections.Counter()
     uncertain = False
+    counter = _numa_counter(result.request, options,
+                            numa_counts or numa_fit.Counts(options.numa))
+    unknown = counted = 0
     for host in hosts:
         why = _exclusion(host, result.request, options,
                          host_metadata[host.name])
@@ -273,6 +282,15 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
         available, limit, sure_now = fit.fit_certain(result.request, host,
                                                      False, now)
         uncertain = uncertain or not (sure and sure_now)
+        if total and result.request.numa is not None:
+            counted += 1
+            bounded = counter and numa_bounds.host_counts(
+                host, counter, total, available)
+            if bounded:
+                total, available, limited = bounded
+                limit = numa_bounds.LIMIT if limited else limit
+            else:
+                unknown += 1
         if total == 0:
             result.excluded['does not fit'] = (
                 result.excluded.get('does not fit', 0) + 1)
@@ -293,6 +311,9 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
             limits[limit] += 1
     if uncertain:
         result.request.unsupported.append(UNCERTAIN)
+    line = _numa_line(result.request, options, unknown, counted)
+    if line:
+        result.request.unsupported.append(line)
     if limits:
         # The class that caps the most hosts is what to buy more of.
         result.limited_by = sorted(limits.items(),
@@ -456,7 +477,7 @@ def _request_key(request):
                   for g in request.groups),
             request.group_policy, tuple(request.pci),
             tuple(sorted(request.aggregate_specs.items())),
-            request.root_required)
+            request.root_required, request.numa)
 
 
 @dataclasses.dataclass
@@ -471,14 +492,33 @@ class _Numbers:
     per_host: HostNumbers
     certain: bool
     reserved: list
+    numa_line: str | None = None  # numa_bounds.unsupported
 
 
-def _request_numbers(request, groups, options, zone_names, fit=None):
+def _numa_counter(request, options, numa_counts):
+    """The numa_fit.GuestCounts bounding request's counts, or None."""
+    if request.numa is None or not options.numa.enabled:
+        return None
+    return numa_counts.of(request.numa)
+
+
+def _numa_line(request, options, unknown, counted):
+    if request.numa is None:
+        return None
+    return numa_bounds.unsupported(request.numa, unknown, counted,
+                                   options.numa.enabled)
+
+
+def _request_numbers(request, groups, options, zone_names, fit=None,
+                     numa_counts=None):
     """flavor_capacity's sums for request, one host group at a time.
 
     fit(request, group): the group's vector_fit.GroupFit (Fits.fit).
+    numa_counts: the numa_fit.Counts of the refresh.
     """
     fit = fit or vector_fit.fit_any
+    counter = _numa_counter(request, options, numa_counts)
+    unknown = counted = 0
     excluded = {}
     limits = collections.Counter()
     total = available = 0
@@ -496,6 +536,14 @@ def _request_numbers(request, groups, options, zone_names, fit=None):
             continue
         found = fit(request, group)
         certain = certain and found.certain
+        if found.total and request.numa is not None:
+            counted += len(group)
+            bounded = counter and numa_bounds.group_fit(found, group,
+                                                        counter)
+            if bounded:
+                found = bounded
+            else:
+                unknown += len(group)
         if found.total == 0:
             excluded['does not fit'] = (excluded.get('does not fit', 0)
                                         + len(group))
@@ -527,17 +575,22 @@ def _request_numbers(request, groups, options, zone_names, fit=None):
     zones = {zone: [int(zone_totals[i]), int(zone_available[i])]
              for i, zone in enumerate(zone_names) if zone_seen[i]}
     return _Numbers(total, available, zones, excluded, limited_by,
-                    HostNumbers(entries), certain, reserved)
+                    HostNumbers(entries), certain, reserved,
+                    _numa_line(request, options, unknown, counted))
 
 
-def compute(snapshot, options, fits=None):
+def compute(snapshot, options, fits=None, numa_counts=None):
     """A Report for every flavor of snapshot that is not skipped.
 
     The same numbers as reference_compute, computed per host group and
     once per distinct request. fits: a vector_fit.Fits kept between
     refreshes, to reuse what did not change; None computes everything.
+    numa_counts: likewise, a numa_fit.Counts.
     """
     snapshot = _capped(snapshot, options)
+    if numa_counts is None:
+        numa_counts = numa_fit.Counts(options.numa)
+    numa_counts.start()
     patterns = [re.compile(p) for p in options.skip_patterns if p]
     zones = sorted({h.availability_zone for h in snapshot.hosts
                     if h.availability_zone})
@@ -574,7 +627,8 @@ def compute(snapshot, options, fits=None):
             fit = (functools.partial(fits.fit, key) if fits is not None
                    else None)
             numbers = known[key] = _request_numbers(
-                result.request, groups, options, zone_names, fit)
+                result.request, groups, options, zone_names, fit,
+                numa_counts)
             distinct.append((result.request, numbers.per_host))
         result.total = numbers.total
         result.available = numbers.available
@@ -586,6 +640,8 @@ def compute(snapshot, options, fits=None):
         result.per_host = numbers.per_host
         if not numbers.certain:
             result.request.unsupported.append(UNCERTAIN)
+        if numbers.numa_line:
+            result.request.unsupported.append(numbers.numa_line)
     if fits is not None:
         fits.finish()
     report = _report(snapshot, flavors)

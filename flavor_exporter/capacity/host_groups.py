@@ -76,7 +76,8 @@ def _shape(host, metadata):
     values = tuple(sorted((key, tuple(sorted(found)))
                           for key, found in metadata.items()))
     return (host.enabled, host.up, host.unreadable is not None, providers,
-            pools, values, host.max_instances)
+            pools, values, host.max_instances,
+            host.numa.emptied() if host.numa is not None else None)
 
 
 def _layout(host):

@@ -110,6 +110,10 @@ class Host:
     # The most instances the scheduler lets on the host
     # (instance_caps.py), None for no such limit.
     max_instances: int | None = None
+    # The compute node's NUMA cells with their usage (numa_fit.HostNuma,
+    # NO_TOPOLOGY when it reports none), None when unknown: they are only
+    # in Nova's cell databases (worker/cell_databases.py).
+    numa: object = None
 
     @property
     def root(self):

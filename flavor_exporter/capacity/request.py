@@ -48,6 +48,7 @@ from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import cloud_filters
 from flavor_exporter.capacity import cpu_policy
 from flavor_exporter.capacity import flavor_features
+from flavor_exporter.capacity import guest_numa
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import unmodelled
 from flavor_exporter.capacity import vocabulary
@@ -125,6 +126,9 @@ class ResourceRequest:
     # the same dedicated CPUs that PCPU inventory counts.
     fallback: 'ResourceRequest | None' = None
     flavor_name: str | None = None
+    # The guest NUMA topology NUMATopologyFilter must fit in host NUMA
+    # cells (guest_numa.Guest), None when Nova makes none.
+    numa: object = None
 
     @property
     def all_required_traits(self):
@@ -404,8 +408,9 @@ def build_request(flavor, aliases, cloud=cloud_filters.DEFAULT):
                                         cloud.tpm_secret_security)
     pci, idle_aliases = _pci_demands(specs, aliases, fail,
                                      cloud.pci_required)
-    notes = unmodelled.notes(specs, cpu.pinned or granular.asks_for('PCPU'),
-                             pci, aliases, idle_aliases)
+    numa = guest_numa.guest(flavor, specs, cpu, fail)
+    notes = unmodelled.notes(specs, numa is not None, pci, aliases,
+                             idle_aliases)
 
     def request(pin, fail):
         return ResourceRequest(
@@ -417,7 +422,7 @@ def build_request(flavor, aliases, cloud=cloud_filters.DEFAULT):
             unsupported=list(notes),
             root_required=features.root_required | cloud.root_required,
             flavor_group_count=flavor_group_count,
-            flavor_name=flavor.name)
+            flavor_name=flavor.name, numa=numa)
 
     result = request(True, fail)
     # Placement refuses two granular groups without a group_policy; PCI

@@ -13,50 +13,30 @@
 #    under the License.
 """What decides where a flavor lands but is outside Placement.
 
-Nova's scheduler filters act on facts Placement does not hold: guest NUMA
-topology, pinned CPUs and huge pages per host NUMA node
-(NUMATopologyFilter), PCI devices in the PCI tracker (PciPassthroughFilter),
-host capabilities (ComputeCapabilitiesFilter), Cyborg device profiles and
-image properties. The engine counts Placement inventory only, so each such
-spec is reported as one line instead of being silently ignored.
+Nova's scheduler filters act on facts Placement does not hold: PCI
+devices in the PCI tracker (PciPassthroughFilter), host capabilities
+(ComputeCapabilitiesFilter), Cyborg device profiles and image properties.
+Each such spec the engine does not model is reported as one line instead
+of being silently ignored. Guest NUMA topologies are modelled where the
+hosts' NUMA cells are known (numa_bounds says where they are not).
 """
-
-import re
 
 from flavor_exporter.capacity import flavor_features
 
-_NUMA_KEY = re.compile(r'hw:numa_(nodes|cpus\.\d+|mem\.\d+)')
 # Memory encryption models that also need a stateless firmware image.
 _STATELESS_FIRMWARE_MODELS = ('amd-sev-snp', 'intel-tdx')
 
 
-def notes(specs, pinned, pci, aliases, idle_aliases=()):
+def notes(specs, numa, pci, aliases, idle_aliases=()):
     """One line for each placement decision the engine does not model.
 
     :param specs: a flavor's extra specs, already checked.
-    :param pinned: whether the flavor pins CPUs (a dedicated or mixed
-        policy, or PCPU in any request group).
+    :param numa: whether the flavor has a guest NUMA topology.
     :param pci: the flavor's request.PciDemand list.
     :param aliases: {name: PciAlias} of [pci] alias.
     :param idle_aliases: names asked for with a count of 0.
     """
     lines = []
-    numa_keys = sorted(key for key in specs if _NUMA_KEY.fullmatch(key))
-    numa = bool(numa_keys or pinned or specs.get('hw:mem_page_size')
-                or specs.get('hw:pmem'))
-    if numa_keys:
-        lines.append('%s: the guest NUMA topology must fit host NUMA nodes '
-                     '(NUMATopologyFilter); not modelled'
-                     % ', '.join(numa_keys))
-    if pinned:
-        lines.append('pinned CPUs must fit in the free dedicated CPUs of '
-                     'host NUMA nodes (NUMATopologyFilter), and their '
-                     'memory in a node without overcommit; only the '
-                     'Placement PCPU and MEMORY_MB totals are modelled')
-    if specs.get('hw:mem_page_size'):
-        lines.append('hw:mem_page_size=%s: huge pages per host NUMA node '
-                     'are not in Placement; not modelled'
-                     % specs['hw:mem_page_size'])
     if specs.get('hw:pmem'):
         lines.append('hw:pmem: vPMEM namespaces are requested from '
                      'Placement, their NUMA placement is not modelled')

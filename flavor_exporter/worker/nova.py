@@ -232,6 +232,23 @@ def _unreadable_line(reason, servers):
                                             'reason': reason})
 
 
+def servers_on_hosts(client):
+    """Every server that may hold what a host has, in two listings.
+
+    Nova lists a SOFT_DELETED server only when deleted ones are asked
+    for, yet until it is reclaimed it keeps its host's PCI devices (the
+    resource tracker frees them only for DELETED and SHELVED_OFFLOADED).
+    Only an administrator may ask; the worker's account must be one for
+    all_tenants anyway.
+    """
+    listed = client.get_all('compute', '/servers/detail', 'servers',
+                            SERVER_MICROVERSION, {'all_tenants': 1})
+    soft_deleted = client.get_all(
+        'compute', '/servers/detail', 'servers', SERVER_MICROVERSION,
+        {'all_tenants': 1, 'deleted': 'true', 'status': 'SOFT_DELETED'})
+    return listed + soft_deleted
+
+
 def gpu_usage_by_host(client, problems):
     """{service host: {alias name: devices}} held by servers.
 
@@ -243,9 +260,7 @@ def gpu_usage_by_host(client, problems):
     """
     usage = {}
     unreadable = {}  # reason -> [(server id, host)]
-    servers = client.get_all('compute', '/servers/detail', 'servers',
-                             SERVER_MICROVERSION, {'all_tenants': 1})
-    for server in servers:
+    for server in servers_on_hosts(client):
         host = server.get('OS-EXT-SRV-ATTR:host')
         if not host and server.get('status') == 'UNKNOWN':
             # Nova lists a server of a cell it cannot reach with its id

@@ -272,6 +272,9 @@ class FakeCloud:
                           '/os-hypervisors/detail')
 
     def _servers(self, query, version):
+        if 'status' in query:
+            # Asked for SOFT_DELETED servers: this cloud has none.
+            return {'servers': []}
         return self._page(self.cloud.servers, self._server_index, query,
                           'servers', '/servers/detail')
 

@@ -26,6 +26,7 @@ import os
 import uuid
 
 from flavor_exporter.capacity import tenancy
+from flavor_exporter.common import nova_conf
 from flavor_exporter.conf import quota as quota_conf
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
@@ -41,14 +42,11 @@ from testcloud import oracle
 from testcloud import placement_view
 from testcloud import scenario as scenario_mod
 
-# nova.conf options that the hypervisors source must be told about.
+# nova.conf [DEFAULT] options that [capacity] holds under their names.
 _CAPACITY_OPTIONS = ('cpu_allocation_ratio', 'ram_allocation_ratio',
                      'disk_allocation_ratio', 'reserved_host_memory_mb',
-                     'reserved_host_disk_mb', 'reserved_host_cpus')
-# nova.conf [scheduler] options mirrored in [capacity] under their names.
-_SCHEDULER_OPTIONS = ('enable_isolated_aggregate_filtering',
-                      'limit_tenants_to_placement_aggregate',
-                      'placement_aggregate_required_for_tenants')
+                     'reserved_host_disk_mb', 'reserved_host_cpus',
+                     'default_availability_zone')
 
 
 class OracleTests:
@@ -78,12 +76,14 @@ class OracleTests:
         self.flags(group='capacity', **{
             name: value for name, value in nova_defaults.items()
             if name in _CAPACITY_OPTIONS})
-        scheduler = self.spec.config.get('scheduler', {})
+        # As an operator mirrors nova.conf (nova_conf.py).
+        for (section, name), (group, ours) in nova_conf.MIRRORED.items():
+            if name in self.spec.config.get(section, {}):
+                self.flags(group=group,
+                           **{ours: self.spec.config[section][name]})
         self.flags(group='capacity', **{
-            name: value for name, value in scheduler.items()
-            if name in _SCHEDULER_OPTIONS})
-        self.flags(group='capacity', aggregate_multitenancy_isolation=(
-            'AggregateMultiTenancyIsolation' in self.spec.enabled_filters))
+            ours: name in self.spec.enabled_filters
+            for name, ours in nova_conf.FILTERS.items()})
 
     def report(self, source_name):
         client = openstack.CloudClient(self.conn)
@@ -123,8 +123,7 @@ class OracleTests:
         reports = self.reports()
         problems = self.mismatches(reports, 'available')
         if self.spec.servers:
-            servers = list(self.conn.compute.servers(all_projects=True))
-            oracle.delete_servers(self.conn, [s.to_dict() for s in servers])
+            oracle.delete_servers(self.conn, oracle.all_servers(self.conn))
             # With its servers gone the cloud is empty: what boots now is
             # what the first refresh had to call total.
             problems += self.mismatches(reports, 'total')
@@ -348,6 +347,40 @@ class TestKeystoneLimitsOracle(OracleTests, base.TestCase):
             quotas.ProjectUnknown, quotas.QuotaReader(self.conf).read,
             client, uuid.uuid4().hex)
         self.assertIn('know no project', str(error))
+
+
+class TestCapsAndZonesOracle(OracleTests, base.TestCase):
+    """Instance caps per host, and a default zone Nova does not restrict.
+
+    Before issue 29 the engine said 45 small servers fit (RAM alone; Nova
+    starts 6), and 0 for the zone "nova" (a down host; Nova starts 6
+    there: it restricts nothing).
+    """
+
+    scenario = 'caps_and_zones'
+    ZONES = ('az-a', 'az-b', 'nova')
+
+    def zone_mismatches(self, reports):
+        found = []
+        for name in sorted(reports[self.sources[0]]):
+            for zone in self.ZONES:
+                booted = oracle.boot_until_no_valid_host(
+                    self.conn, name, availability_zone=zone)
+                for source, report in reports.items():
+                    # A zone a flavor has no figures in fits none of it.
+                    reported = report[name].zones.get(zone, [0, 0])[1]
+                    if reported != booted:
+                        found.append('%s in %s: %s says %d, Nova booted %d'
+                                     % (name, zone, source, reported,
+                                        booted))
+        return found
+
+    def test_each_zone_starts_what_it_says(self):
+        self.assertEqual([], self.zone_mismatches(self.reports()))
+        # With n-1 disabled, no enabled compute is in "nova": Nova refuses
+        # the zone (400), and the service has only n-1's figures there.
+        oracle.disable_compute(self.conn, 'n-1')
+        self.assertEqual([], self.zone_mismatches(self.reports()))
 
 
 class TestEveryScenarioHasAnOracle(base.BaseTestCase):

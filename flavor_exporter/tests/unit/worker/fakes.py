@@ -18,6 +18,16 @@ import copy
 from flavor_exporter.worker import openstack
 
 
+def servers_listed(servers, params):
+    """The servers Nova's listing answers with params.
+
+    SOFT_DELETED ones only when asked for by status, with deleted=true.
+    """
+    if params.get('status'):
+        return [s for s in servers if s.get('status') == params['status']]
+    return [s for s in servers if s.get('status') != 'SOFT_DELETED']
+
+
 class FakeClient:
     """CloudClient's interface over canned answers, recording every call.
 
@@ -53,6 +63,9 @@ class FakeClient:
                                        % (service, path))
         if isinstance(body, Exception):
             raise body
+        if path == '/servers/detail' and isinstance(body, dict):
+            body = dict(body, servers=servers_listed(body['servers'],
+                                                     params or {}))
         # A copy, as a new answer would be: the caller may change it.
         return copy.deepcopy(body)
 

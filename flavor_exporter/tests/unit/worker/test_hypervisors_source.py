@@ -137,11 +137,15 @@ class TestPredecessorExample(base.TestCase):
     def test_microversions_and_pagination_params(self):
         _, client = self.report()
         asked = {path: (mv, params) for _, path, mv, params
-                 in client.requests}
+                 in client.requests if path != '/servers/detail'}
+        servers = [params for _, path, mv, params in client.requests
+                   if path == '/servers/detail']
         self.assertEqual('2.87', asked['/os-hypervisors/detail'][0])
         self.assertEqual({'is_public': 'None'},
                          asked['/flavors/detail'][1])
-        self.assertEqual({'all_tenants': 1}, asked['/servers/detail'][1])
+        self.assertEqual([{'all_tenants': 1},
+                          {'all_tenants': 1, 'deleted': 'true',
+                           'status': 'SOFT_DELETED'}], servers)
 
     def test_ratios_and_reservations_are_configurable(self):
         self.flags(group='capacity', cpu_allocation_ratio=1.0,

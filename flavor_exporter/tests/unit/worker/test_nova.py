@@ -38,7 +38,10 @@ class TestGpuUsageByHost(base.BaseTestCase):
         problems = []
         usage = nova.gpu_usage_by_host(client, problems)
         self.assertEqual(
-            [('compute', '/servers/detail', '2.47', {'all_tenants': 1})],
+            [('compute', '/servers/detail', '2.47', {'all_tenants': 1}),
+             ('compute', '/servers/detail', '2.47',
+              {'all_tenants': 1, 'deleted': 'true',
+               'status': 'SOFT_DELETED'})],
             client.requests)
         return usage, problems
 
@@ -52,6 +55,12 @@ class TestGpuUsageByHost(base.BaseTestCase):
         self.assertEqual({'gpu1': {'V100': 3, 'A100': 1},
                           'gpu2': {'A100': 1}}, usage)
         self.assertEqual([], problems)
+
+    def test_soft_deleted_servers_hold_their_devices(self):
+        # Listed only when asked for: until reclaimed they keep them.
+        held = dict(server('a', 'gpu1', gpus(2)), status='SOFT_DELETED')
+        self.assertEqual(({'gpu1': {'V100': 3}}, []), self.usage(
+            held, dict(server('b', 'gpu1', gpus(1)), status='ACTIVE')))
 
     def test_server_on_no_host_holds_nothing(self):
         # Shelved-offloaded or failed to schedule: no host, no device.

@@ -1,0 +1,395 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""NUMATopologyFilter: how many servers of a guest topology a host takes.
+
+The host side is what Nova keeps in its cell databases only: each compute
+node's NUMA cells (compute_nodes.numa_topology) with their shared and
+dedicated CPUs, the CPUs pinned, memory and page sizes with their usage.
+The fit follows nova.virt.hardware.numa_fit_instance_to_host, which the
+scheduler's filter and the compute's claim both run: each guest cell goes
+to a host cell of its own, the host cells tried in every order (sorted by
+what is free when the host has more cells than the guest), the first
+order where every guest cell fits wins. A server placed then uses what
+numa_usage_from_instance_numa says it uses, and the next one is fitted
+against that; the count is how many fit one after the other, as servers
+booted one at a time would.
+
+Sets are Python sets built and combined the way Nova combines them, since
+the order of a set decides which host CPUs a pinned server takes, and that
+decides what the next server finds.
+"""
+
+import collections
+import dataclasses
+import itertools
+
+from flavor_exporter.capacity import guest_numa
+
+
+@dataclasses.dataclass(frozen=True)
+class Pages:
+    """One page size of a host cell (NUMAPagesTopology)."""
+
+    size_kb: int
+    total: int
+    used: int = 0
+    reserved: int = 0
+
+    @property
+    def free_kb(self):
+        return (self.total - self.used - self.reserved) * self.size_kb
+
+    @property
+    def total_kb(self):
+        return self.total * self.size_kb
+
+
+@dataclasses.dataclass(frozen=True)
+class HostCell:
+    """One host NUMA cell (NUMACell) with its usage."""
+
+    id: int
+    cpuset: frozenset  # shared host CPUs
+    pcpuset: frozenset  # dedicated host CPUs
+    memory: int  # MiB
+    cpu_usage: int = 0  # shared CPUs used
+    memory_usage: int = 0  # MiB
+    pinned: frozenset = frozenset()
+    siblings: tuple = ()  # frozensets of thread siblings
+    pages: tuple = ()  # Pages
+
+    @property
+    def free_pcpus(self):
+        return self.pcpuset - self.pinned
+
+    @property
+    def avail_memory(self):
+        return self.memory - self.memory_usage
+
+    def emptied(self):
+        """The cell with nothing on it: usage 0, nothing pinned."""
+        return dataclasses.replace(
+            self, cpu_usage=0, memory_usage=0, pinned=frozenset(),
+            pages=tuple(dataclasses.replace(p, used=0) for p in self.pages))
+
+
+class HostNuma:
+    """A compute node's NUMA cells and allocation ratios.
+
+    Compared and hashed by value, computed once: a cloud has many hosts
+    of one model with one usage (empty ones above all).
+    """
+
+    __slots__ = ('cells', 'cpu_ratio', 'ram_ratio', '_key', '_empty')
+
+    def __init__(self, cells, cpu_ratio, ram_ratio):
+        self.cells = tuple(cells)
+        self.cpu_ratio = cpu_ratio
+        self.ram_ratio = ram_ratio
+        self._key = hash((self.cells, cpu_ratio, ram_ratio))
+        self._empty = None
+
+    def __eq__(self, other):
+        return (isinstance(other, HostNuma) and self._key == other._key
+                and (self.cells, self.cpu_ratio, self.ram_ratio)
+                == (other.cells, other.cpu_ratio, other.ram_ratio))
+
+    def __hash__(self):
+        return self._key
+
+    def __repr__(self):
+        return 'HostNuma(%r, %r, %r)' % (self.cells, self.cpu_ratio,
+                                         self.ram_ratio)
+
+    def emptied(self):
+        """The same host with nothing on it."""
+        if self._empty is None:
+            self._empty = HostNuma([c.emptied() for c in self.cells],
+                                   self.cpu_ratio, self.ram_ratio)
+        return self._empty
+
+
+#: A compute node that reports no NUMA topology: NUMATopologyFilter
+#: refuses it every guest that has one.
+NO_TOPOLOGY = HostNuma((), 0.0, 0.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """How the cloud's Nova fits guest cells ([capacity] options)."""
+
+    #: Whether the scheduler runs NUMATopologyFilter.
+    enabled: bool = False
+    #: Pinned guest memory must fit the free memory of its cell (Nova 30,
+    #: 2024.2, and later); before, only the cell's total.
+    pinned_memory_free: bool = True
+    #: [compute] packing_host_numa_cells_allocation_strategy.
+    pack: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class _Claim:
+    """What one guest cell takes of the host cell it was fitted to."""
+
+    cell: guest_numa.GuestCell
+    pagesize: int | None  # the page size chosen, None: the smallest
+    pinned: frozenset  # host CPUs pinned, emulator thread included
+
+
+def _can_fit_pages(cell, size_kb, memory_kb, use_free=True):
+    """NUMACell.can_fit_pagesize; None when the cell lacks that size."""
+    for pages in cell.pages:
+        if pages.size_kb == size_kb:
+            room = pages.free_kb if use_free else pages.total_kb
+            return memory_kb <= room and memory_kb % size_kb == 0
+    return None
+
+
+def _page_size_for(cell, memory_kb, wanted):
+    """The page size a guest cell asking for wanted gets there, or None."""
+    sizes = sorted((p.size_kb for p in cell.pages), reverse=True)
+    tried = {guest_numa.SMALL: sizes[-1:], guest_numa.LARGE: sizes[:-1],
+             guest_numa.ANY: sizes}.get(wanted, [wanted])
+    for size in tried:
+        if _can_fit_pages(cell, size, memory_kb):
+            return size
+    return None
+
+
+def _pinning(threads, sibling_sets, guest_cpus):
+    """[(guest CPU, host CPU)] using up to threads per core, or None."""
+    if threads * len(sibling_sets) < len(guest_cpus):
+        return None
+    usable = [list(siblings)[:threads] for siblings in sibling_sets]
+    return list(zip(sorted(guest_cpus), itertools.chain(*usable)))
+
+
+def _reserved(sibling_sets, pinning, count, isolate=False):
+    """The host CPUs for the emulator thread beside pinning, or None."""
+    if not pinning:
+        return None
+    cores = [list(siblings) for siblings in sibling_sets]
+    if count:
+        for _, host_cpu in pinning:
+            # Removing from the list iterated skips the next core, as
+            # Nova's loop does: kept so the same CPU is chosen.
+            for core in cores:
+                if host_cpu in core:
+                    if isolate:
+                        cores.remove(core)
+                    else:
+                        core.remove(host_cpu)
+    return set(list(itertools.chain(*cores))[:count]) or None
+
+
+def _pack(cell, guest_cell, thread_policy, reserve):
+    """_pack_instance_onto_cores: the host CPUs pinned, or None."""
+    threads_per_core = max(map(len, cell.siblings), default=0) or 1
+    free = cell.free_pcpus
+    by_threads = collections.defaultdict(list)
+    for siblings in (set(s) & free for s in cell.siblings):
+        for threads in range(1, len(siblings) + 1):
+            by_threads[threads].append(siblings)
+    pinning, threads = None, 1
+    if thread_policy == 'isolate':
+        if threads_per_core not in by_threads:
+            return None
+        if threads_per_core != 1 and cell.pcpuset != cell.cpuset:
+            return None  # hosts with cpu_dedicated_set: bug #1889633
+        pinning = _pinning(1, by_threads[threads_per_core], guest_cell.pcpus)
+        reserved = _reserved(by_threads[1], pinning, reserve, isolate=True)
+        if not pinning or (reserve and not reserved):
+            return None
+    else:
+        if thread_policy == 'require' and threads_per_core <= 1:
+            return None
+        reserved = None
+        for threads, sibling_sets in sorted(by_threads.items(),
+                                            reverse=True):
+            if thread_policy == 'require' and threads <= 1:
+                continue
+            pinning = _pinning(threads, sibling_sets, guest_cell.pcpus)
+            reserved = _reserved(by_threads[1], pinning, reserve)
+            if pinning is None or (reserve and not reserved):
+                continue
+            break
+        if thread_policy != 'require' and not pinning:
+            # Every free CPU as a core of its own.
+            singles = [{cpu} for cpu in itertools.chain(*by_threads[1])]
+            pinning = _pinning(threads, singles, guest_cell.pcpus)
+            reserved = _reserved(singles, pinning, reserve)
+    if pinning is None or (reserve and not reserved):
+        return None
+    return frozenset(host for _, host in pinning) | frozenset(reserved or ())
+
+
+def _fit_cell(cell, guest_cell, guest, host, rules, reserve):
+    """_numa_fit_instance_cell: a _Claim, or None."""
+    memory_kb = guest_cell.memory * 1024
+    pagesize = None
+    if guest.pagesize:
+        pagesize = _page_size_for(cell, memory_kb, guest.pagesize)
+        if not pagesize:
+            return None
+    elif cell.pages:
+        # Pinned memory cannot be overcommitted (Nova 30 and later);
+        # otherwise only the cell's total bounds one server.
+        smallest = min(p.size_kb for p in cell.pages)
+        if not _can_fit_pages(cell, smallest, memory_kb,
+                              use_free=guest.pinned
+                              and rules.pinned_memory_free):
+            return None
+    elif guest.pinned and rules.pinned_memory_free:
+        if cell.avail_memory < guest_cell.memory:
+            return None
+    elif cell.memory < guest_cell.memory:
+        return None
+    shared = guest.policy in (None, 'shared', 'mixed')
+    pinned = frozenset()
+    if guest.pinned:
+        if len(guest_cell.pcpus) + reserve > len(cell.pcpuset):
+            return None
+    if shared and len(guest_cell.cpus) > len(cell.cpuset):
+        return None
+    if guest.pinned:
+        if len(guest_cell.pcpus) + reserve > len(cell.free_pcpus):
+            return None
+        pinned = _pack(cell, guest_cell, guest.thread_policy, reserve)
+        if pinned is None:
+            return None
+    if shared:
+        # The filter's NUMATopologyLimits: the host's allocation ratios.
+        if (cell.cpu_usage + len(guest_cell.cpus)
+                > len(cell.cpuset) * host.cpu_ratio):
+            return None
+        if (cell.memory_usage + guest_cell.memory
+                > cell.memory * host.ram_ratio):
+            return None
+    return _Claim(guest_cell, pagesize if guest.pagesize else None, pinned)
+
+
+def _ordered(cells, guest, rules):
+    """Host cells in the order Nova tries them."""
+    if len(cells) <= len(guest.cells):
+        return list(cells)
+    pack = rules.pack
+    cells = sorted(cells, reverse=not pack, key=lambda c: c.avail_memory)
+    if guest.policy in (None, 'shared'):
+        return sorted(cells, reverse=pack, key=lambda c: c.cpu_usage)
+    return sorted(cells, reverse=not pack, key=lambda c: len(c.free_pcpus))
+
+
+def fit(host, guest, rules):
+    """{host cell id: _Claim} of the first fitting order, or None."""
+    if len(host.cells) < len(guest.cells):
+        return None
+    known = {}  # (host cell id, guest cell index) -> _Claim or None
+    for order in itertools.permutations(_ordered(host.cells, guest, rules),
+                                        len(guest.cells)):
+        claims = {}
+        for index, (cell, guest_cell) in enumerate(zip(order, guest.cells)):
+            pair = (cell.id, index)
+            if pair not in known:
+                # The emulator thread goes with guest cell 0.
+                reserve = 1 if guest.emulator_isolated and index == 0 else 0
+                known[pair] = _fit_cell(cell, guest_cell, guest, host,
+                                        rules, reserve)
+            if known[pair] is None:
+                break
+            claims[cell.id] = known[pair]
+        else:
+            return claims
+    return None
+
+
+def _used(cell, claim, thread_policy):
+    """numa_usage_from_instance_numa for one host cell and its claim."""
+    size = claim.pagesize or min((p.size_kb for p in cell.pages),
+                                 default=None)
+    memory_kb = claim.cell.memory * 1024
+    pages = tuple(
+        dataclasses.replace(p, used=max(0, p.used + memory_kb // p.size_kb))
+        if p.size_kb == size else p for p in cell.pages)
+    pinned = claim.pinned
+    if pinned and thread_policy == 'isolate':
+        # The whole cores: their siblings are kept from other servers.
+        pinned = frozenset().union(*(s for s in cell.siblings
+                                     if set(s) & pinned))
+    return dataclasses.replace(
+        cell, pages=pages, memory_usage=cell.memory_usage + claim.cell.memory,
+        cpu_usage=cell.cpu_usage + len(claim.cell.cpus),
+        pinned=cell.pinned | pinned)
+
+
+def place(host, guest, claims):
+    """host with one more server of guest, fitted as claims say."""
+    cells = [_used(c, claims[c.id], guest.thread_policy) if c.id in claims
+             else c for c in host.cells]
+    return HostNuma(cells, host.cpu_ratio, host.ram_ratio)
+
+
+class Counts:
+    """How many servers of each guest hosts take, by host state.
+
+    Most hosts of a model are in one of a few states (empty, full), so one
+    count serves many, and from one refresh to the next most states stay:
+    what a refresh did not use is forgotten at the next (start()).
+    """
+
+    def __init__(self, rules):
+        self.rules = rules
+        self._now, self._last = {}, {}  # Guest -> {HostNuma: (n, bound)}
+
+    def start(self):
+        """Begin a refresh: keep what the last one used."""
+        self._last, self._now = self._now, {}
+
+    def of(self, guest):
+        """The GuestCounts of guest."""
+        now = self._now.get(guest)
+        if now is None:
+            now = self._now[guest] = {}
+        return GuestCounts(guest, self.rules, now,
+                           self._last.get(guest, {}))
+
+
+class GuestCounts:
+    """Counts of one guest topology (Counts.of)."""
+
+    def __init__(self, guest, rules, now, last):
+        self.guest = guest
+        self.rules = rules
+        self._now, self._last = now, last
+
+    def count(self, host, bound):
+        """Servers host takes one after the other, up to bound.
+
+        A count below the bound it was made with is the host's, whatever
+        bound is asked later.
+        """
+        if bound <= 0:
+            return 0
+        found = self._now.get(host) or self._last.get(host)
+        if found is not None and (found[0] < found[1] or bound <= found[1]):
+            self._now[host] = found
+            return min(found[0], bound)
+        placed, state = 0, host
+        while placed < bound:
+            claims = fit(state, self.guest, self.rules)
+            if claims is None:
+                break
+            state = place(state, self.guest, claims)
+            placed += 1
+        self._now[host] = (placed, bound)
+        return placed
