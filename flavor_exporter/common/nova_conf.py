@@ -16,10 +16,10 @@
 Several [capacity] and [quota] options mirror nova.conf, since the
 numbers depend on how the cloud's Nova is configured. An operator who
 pastes nova.conf's sections instead ([scheduler], [filter_scheduler],
-[oslo_limit], [workarounds]) would believe them honoured; they are not:
-flavor-exporter reads its own groups only, so that one option never has
-two homes. advice() names, for each pasted line that says otherwise than
-flavor-exporter's option, the option to set.
+[compute], [oslo_limit], [workarounds]) would believe them honoured; they
+are not: flavor-exporter reads its own groups only, so that one option
+never has two homes. advice() names, for each pasted line that says
+otherwise than flavor-exporter's option, the option to set.
 """
 
 from flavor_exporter._i18n import _
@@ -34,6 +34,8 @@ MIRRORED = {
         ('capacity', 'placement_aggregate_required_for_tenants'),
     ('filter_scheduler', 'max_instances_per_host'):
         ('capacity', 'max_instances_per_host'),
+    ('compute', 'packing_host_numa_cells_allocation_strategy'):
+        ('capacity', 'packing_host_numa_cells_allocation_strategy'),
     ('oslo_limit', 'endpoint_id'): ('quota', 'endpoint_id'),
     ('oslo_limit', 'endpoint_region_name'):
         ('quota', 'endpoint_region_name'),
@@ -47,6 +49,7 @@ FILTERS = {
     'AggregateInstanceExtraSpecsFilter': 'aggregate_instance_extra_specs',
     'NumInstancesFilter': 'num_instances_filter',
     'AggregateNumInstancesFilter': 'aggregate_num_instances_filter',
+    'NUMATopologyFilter': 'numa_topology_filter',
 }
 
 

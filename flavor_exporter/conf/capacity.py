@@ -85,6 +85,20 @@ opts = [
     cfg.IntOpt('max_instances_per_host', default=50, min=1,
                help="nova.conf's [filter_scheduler] max_instances_per_host, "
                     "for the two filters above."),
+    cfg.BoolOpt('numa_topology_filter', default=False,
+                help="Whether nova.conf's [filter_scheduler] "
+                     "enabled_filters has NUMATopologyFilter (not among "
+                     "Nova's defaults; every cloud that pins CPUs or "
+                     "offers huge pages runs it). With it, and the hosts' "
+                     "NUMA cells read from [openstack] "
+                     "cell_database_connections, flavors with a guest NUMA "
+                     "topology are counted as the filter fits them."),
+    cfg.BoolOpt('packing_host_numa_cells_allocation_strategy',
+                default=False,
+                help="nova.conf's [compute] "
+                     "packing_host_numa_cells_allocation_strategy: which "
+                     "host NUMA cells Nova tries first for a guest with "
+                     "fewer cells than the host (the fullest when true)."),
     cfg.BoolOpt('limit_tenants_to_placement_aggregate', default=False,
                 help="Keep nova.conf's [scheduler] "
                      "limit_tenants_to_placement_aggregate here: a project "
@@ -111,10 +125,11 @@ opts = [
                help='The OpenStack release of the cloud\'s Nova, for '
                     'what no API shows: the keys AggregateMultiTenancy'
                     'Isolation reads (filter_tenant_id alone before '
-                    '2024.2, every key starting with it since), and how '
-                    'unified limits are enforced (missing and -1 limits '
-                    'before 2025.1; PCI alias classes counted only from '
-                    '2026.2).'),
+                    '2024.2, every key starting with it since), whether '
+                    'pinned guest memory may overcommit a host NUMA cell '
+                    '(before 2024.2), and how unified limits are enforced '
+                    '(missing and -1 limits before 2025.1; PCI alias '
+                    'classes counted only from 2026.2).'),
 ]
 
 

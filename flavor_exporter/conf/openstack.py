@@ -46,6 +46,19 @@ opts = [
                     'at once. Keeps a refresh cheap for the cloud.'),
     cfg.IntOpt('page_size', default=1000, min=1,
                help='Items asked for per page of every list call.'),
+    cfg.ListOpt('cell_database_connections', default=[], secret=True,
+                help='SQLAlchemy URLs of Nova\'s cell databases (those '
+                     'of nova-manage cell_v2 list_cells, not cell0), read '
+                     'only for the NUMA topology of each compute node, '
+                     'which no API shows. Opt-in: without them flavors '
+                     'with a guest NUMA topology (hw:numa_nodes, pinned '
+                     'CPUs, hw:mem_page_size) are counted by Placement and '
+                     'say so. The account needs SELECT on '
+                     'compute_nodes(host, hypervisor_hostname, '
+                     'numa_topology, cpu_allocation_ratio, '
+                     'ram_allocation_ratio, deleted) and nothing else; '
+                     'for example mysql+pymysql://flavor_exporter:'
+                     'SECRET@db.example.org/nova_cell1.'),
 ]
 
 

@@ -26,6 +26,7 @@ from oslo_log import log
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import instance_caps
+from flavor_exporter.capacity import numa_fit
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import tenancy
 from flavor_exporter.capacity import vector_fit
@@ -36,6 +37,7 @@ from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher as publisher_mod
 from flavor_exporter.publication import render
+from flavor_exporter.worker import cell_databases
 from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import notices
 from flavor_exporter.worker import openstack
@@ -78,7 +80,12 @@ def engine_options(conf):
             num_instances_filter=conf.capacity.num_instances_filter,
             aggregate_num_instances_filter=(
                 conf.capacity.aggregate_num_instances_filter),
-            max_instances_per_host=conf.capacity.max_instances_per_host))
+            max_instances_per_host=conf.capacity.max_instances_per_host),
+        numa=numa_fit.Rules(
+            enabled=conf.capacity.numa_topology_filter,
+            # Nova 30 (2024.2) keeps pinned memory from overcommitting.
+            pinned_memory_free=conf.capacity.nova_release != '2024.1',
+            pack=conf.capacity.packing_host_numa_cells_allocation_strategy))
 
 
 def tenant_isolation(conf):
@@ -148,6 +155,9 @@ class Refresher:
         # Host group fits of the last refresh, reused where the cloud did
         # not change.
         self._fits = vector_fit.Fits()
+        self._numa_counts = numa_fit.Counts(self._options.numa)
+        self._cell_databases = cell_databases.CellDatabases.from_conf(
+            conf, self.cloud.group)
         self._encoded = render.EncodedHosts()
         self._counting = quotas.counting(conf)
         self._status = pub.initial_status()
@@ -178,7 +188,10 @@ class Refresher:
             self._source = make_source(self._conf, self.client,
                                        self.cloud.log_prefix)
         snapshot = self._source.collect(self.client)
-        return engine.compute(snapshot, self._options, fits)
+        if self._cell_databases is not None:
+            self._cell_databases.attach(snapshot.hosts, snapshot.problems)
+        return engine.compute(snapshot, self._options, fits,
+                              self._numa_counts)
 
     def refresh(self, record_failure=True):
         """Refresh once; True when a new generation was published.
