@@ -27,6 +27,7 @@ from nova import objects
 from nova.virt import fake
 
 from testcloud import nova_release
+from testcloud import scenario
 
 #: service host name -> scenario.Host; filled by the cloud before it starts
 #: a compute.
@@ -68,30 +69,47 @@ def pci_address(index):
 
 
 def numa_topology(spec):
-    """The host NUMA topology of a host with dedicated CPUs, or None.
+    """The host NUMA topology of a host, or None.
 
-    One NUMA cell holding every CPU, as the libvirt driver reports a
-    one-socket host without SMT configured with ``[compute] cpu_shared_set``
-    (CPUs 0 .. vcpus-1) and ``cpu_dedicated_set`` (the next pcpus CPUs):
-    ``cpuset`` the shared CPUs, ``pcpuset`` the dedicated ones, every CPU its
-    own sibling set, the memory as 4 KiB pages. Usage stays empty: the
-    resource tracker adds the instances' on every update.
+    As the libvirt driver reports a host configured with ``[compute]
+    cpu_shared_set`` (CPUs 0 .. vcpus-1) and ``cpu_dedicated_set`` (the
+    next pcpus CPUs): each cell gets its share of both sets and of the
+    memory; thread siblings are consecutive CPUs of a cell (``threads``
+    per core); the memory is 4 KiB pages but for the cell's huge pages.
+    Usage stays empty: the resource tracker adds the instances' on every
+    update. A host without ``numa`` has one cell, and only with pcpus.
     """
-    if not spec.pcpus:
-        return None
-    shared = set(range(spec.vcpus))
-    dedicated = set(range(spec.vcpus, spec.vcpus + spec.pcpus))
-    cell = objects.NUMACell(
-        id=0, socket=0, cpuset=shared, pcpuset=dedicated,
-        memory=spec.memory_mb, cpu_usage=0, memory_usage=0,
-        pinned_cpus=set(),
-        siblings=[{cpu} for cpu in sorted(shared | dedicated)],
-        mempages=[objects.NUMAPagesTopology(
-            size_kb=4, total=spec.memory_mb * 1024 // 4, used=0,
-            reserved=0)],
-        network_metadata=objects.NetworkMetadata(physnets=set(),
-                                                 tunneled=False))
-    return objects.NUMATopology(cells=[cell])
+    numa = spec.numa
+    if numa is None:
+        if not spec.pcpus:
+            return None
+        numa = scenario.HostNuma()
+    cells = []
+    shared_per_cell = spec.vcpus // numa.cells
+    dedicated_per_cell = spec.pcpus // numa.cells
+    memory = spec.memory_mb // numa.cells
+    for index in range(numa.cells):
+        shared = set(range(index * shared_per_cell,
+                           (index + 1) * shared_per_cell))
+        first = spec.vcpus + index * dedicated_per_cell
+        dedicated = set(range(first, first + dedicated_per_cell))
+        cpus = sorted(shared) + sorted(dedicated)
+        huge_kb = sum(size * count for size, count in numa.hugepages.items())
+        pages = [objects.NUMAPagesTopology(
+            size_kb=4, total=(memory * 1024 - huge_kb) // 4, used=0,
+            reserved=0)]
+        pages += [objects.NUMAPagesTopology(size_kb=size, total=count,
+                                            used=0, reserved=0)
+                  for size, count in sorted(numa.hugepages.items())]
+        cells.append(objects.NUMACell(
+            id=index, socket=index, cpuset=shared, pcpuset=dedicated,
+            memory=memory, cpu_usage=0, memory_usage=0, pinned_cpus=set(),
+            siblings=[set(cpus[i:i + numa.threads])
+                      for i in range(0, len(cpus), numa.threads)],
+            mempages=pages,
+            network_metadata=objects.NetworkMetadata(physnets=set(),
+                                                     tunneled=False)))
+    return objects.NUMATopology(cells=cells)
 
 
 class ScenarioDriver(fake.FakeDriver):

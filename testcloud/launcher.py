@@ -119,7 +119,7 @@ class TestCloud(fixtures.Fixture):
         for key in ('clouds_yaml', 'cloud_name', 'member_cloud_name',
                     'compute_url', 'placement_url', 'control_url',
                     'keystone_url', 'token', 'hosts', 'enabled_filters',
-                    'versions', 'compute_service_id'):
+                    'versions', 'compute_service_id', 'cell_database'):
             setattr(self, key, self.ready[key])
 
     def _env(self):

@@ -22,15 +22,19 @@ per scenario host. Import this module only in the cloud's interpreter.
 """
 
 import collections
+import contextlib
 import logging
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 import fixtures
 from oslo_config import cfg
 from oslo_messaging import server as msg_server
 from oslo_serialization import jsonutils
+from oslo_utils.fixture import uuidsentinel
 
 import nova
 from nova.api import auth as nova_auth
@@ -56,6 +60,10 @@ _REAL_CREATE_CONTEXT = nova_auth.NovaKeystoneContext._create_context
 
 class CloudError(Exception):
     """The cloud could not be built as the scenario says."""
+
+
+# The uuid nova.test.TestCase._setup_cells gives cell1.
+_CELL1 = uuidsentinel.cell1
 
 
 class _Fixtures(test.TestCase):
@@ -123,12 +131,19 @@ class NovaCloud(object):
         self.flavor_ids = {}
         self.aggregate_ids = {}
         self._case = None
+        self._cells_dir = None
 
     # -- start-up ---------------------------------------------------------
 
     def start(self):
         case = self._case = _Fixtures()
-        case.setUp()
+        cells = contextlib.nullcontext()
+        if self.scenario.numa:
+            # NUMA cells are read from the cell database (cell_database).
+            self._cells_dir = tempfile.mkdtemp(prefix='testcloud-cells-')
+            cells = nova_release.file_backed_cells(self._cells_dir)
+        with cells:
+            case.setUp()
         _log_to_stderr(self.log_level)
         self._configure(case)
 
@@ -445,3 +460,20 @@ class NovaCloud(object):
             except api_client.OpenStackApiException:
                 pass
             self._case = None
+        if self._cells_dir:
+            shutil.rmtree(self._cells_dir, ignore_errors=True)
+            self._cells_dir = None
+
+    def cell_database(self):
+        """The SQLAlchemy URL of cell1's database, or None in memory.
+
+        As a deployer gives it to flavor-exporter's [openstack]
+        cell_database_connections.
+        """
+        from nova.db.main import api as main_db_api
+        cell = objects.CellMapping.get_by_uuid(
+            nova_context.get_admin_context(), _CELL1)
+        url = main_db_api.create_context_manager(
+            cell.database_connection).writer.get_engine().url
+        return None if not url.database else url.render_as_string(
+            hide_password=False)

@@ -23,7 +23,9 @@ decided before Nova is imported goes by its version number.
 Import this module before Nova: :func:`choose_concurrency` must run first.
 """
 
+import contextlib
 import importlib.metadata
+import itertools
 import os
 
 NOVA_MAJOR = int(importlib.metadata.version('nova').split('.')[0])
@@ -51,7 +53,62 @@ def choose_concurrency():
     monkey_patch.patch()
 
 
-def pool_database_connections():
+def file_backed_cells(directory):
+    """Give the cells' databases SQLite files in directory on Nova 29.
+
+    Nova 32 and later already keep them in files; Nova 29's fixtures keep
+    them in memory, where nothing outside the cloud's process can read
+    them. A scenario whose hosts have NUMA cells needs them readable, as
+    flavor-exporter reads a real cloud's cell databases for them. Returns
+    a context manager for the cloud's set-up, where the fixtures make the
+    databases.
+    """
+    from unittest import mock
+
+    from nova.db.main import api as main_db_api
+    from nova.tests import fixtures as nova_fixtures
+
+    if NOVA_MAJOR >= 32:
+        return contextlib.nullcontext()
+    create = main_db_api.create_context_manager
+    cells = nova_fixtures.CellDatabases
+    add, cache_schema = cells.add_cell_database, cells._cache_schema
+    made = itertools.count()
+
+    def file_backed(connection=None):
+        if connection is None:
+            connection = 'sqlite:///%s' % os.path.join(
+                directory, 'cell%d.sqlite' % next(made))
+        return create(connection=connection)
+
+    def add_file_backed(fixture, connection_str, default=False):
+        # Only while the fixture makes a cell's database: once set up it
+        # patches create_context_manager itself.
+        with mock.patch.object(main_db_api, 'create_context_manager',
+                               file_backed):
+            add(fixture, connection_str, default=default)
+
+    def schema_then_empty(fixture, connection_str):
+        # The schema is made by migrating the first cell's database and
+        # then written into it again: in memory the first copy goes with
+        # the connection, a file must be emptied by hand.
+        cache_schema(fixture, connection_str)
+        engine = fixture._ctxt_mgrs[connection_str].writer.get_engine()
+        engine.dispose()
+        os.truncate(engine.url.database, 0)
+
+    # The same pool as on Nova 32: a file would get NullPool, one
+    # connection per transaction.
+    pool_database_connections(force=True)
+    patches = contextlib.ExitStack()
+    patches.enter_context(mock.patch.object(cells, 'add_cell_database',
+                                            add_file_backed))
+    patches.enter_context(mock.patch.object(cells, '_cache_schema',
+                                            schema_then_empty))
+    return patches
+
+
+def pool_database_connections(force=False):
     """Keep the cloud's SQLite connections open between transactions.
 
     Nova's fixtures give each database of a native-threads Nova (32 and
@@ -65,7 +122,7 @@ def pool_database_connections():
     keeps the same concurrency with connections reused. Under eventlet
     nothing is changed.
     """
-    if NOVA_MAJOR < 32:
+    if NOVA_MAJOR < 32 and not force:
         return
     from oslo_db.sqlalchemy import engines
     from sqlalchemy import pool

@@ -85,8 +85,21 @@ class Host:
     pcpus: int = 0
     #: Whether the host offers vTPM, as libvirt with swtpm_enabled.
     vtpm: bool = False
+    #: Host NUMA cells (HostNuma), None: one cell, and only with pcpus.
+    numa: 'HostNuma' = None
     #: This compute's [pci] report_in_placement; None: the scenario's.
     report_in_placement: bool = None
+
+
+@dataclasses.dataclass(frozen=True)
+class HostNuma:
+    """How a host's CPUs and memory split into NUMA cells."""
+
+    cells: int = 1
+    #: Thread siblings per core (SMT), within each cell.
+    threads: int = 1
+    #: {page size in KiB: pages} of each cell besides its 4 KiB pages.
+    hugepages: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,6 +158,11 @@ class Scenario:
     servers: tuple
     services: tuple
 
+    @property
+    def numa(self):
+        """Whether a host reports a NUMA topology (see driver.py)."""
+        return any(host.numa or host.pcpus for host in self.hosts)
+
     def host(self, name):
         for host in self.hosts:
             if host.name == name:
@@ -194,6 +212,29 @@ def _as_str(value):
     return str(value)
 
 
+def _parse_numa(raw, vcpus, pcpus, memory_mb, where):
+    if raw is None:
+        return None
+    where += '.numa'
+    values = _take(raw, where, optional={'cells': 1, 'threads': 1,
+                                         'hugepages': {}})
+    numa = HostNuma(int(values['cells']), int(values['threads']),
+                    {int(size): int(count)
+                     for size, count in values['hugepages'].items()})
+    cells = numa.cells
+    if cells < 1 or vcpus % cells or pcpus % cells or memory_mb % cells:
+        raise ScenarioError('%s: vcpus, pcpus and memory_mb must split '
+                            'evenly over %d cells' % (where, cells))
+    if (vcpus // cells) % numa.threads or (pcpus // cells) % numa.threads:
+        raise ScenarioError('%s: each cell\'s CPUs must make whole cores '
+                            'of %d threads' % (where, numa.threads))
+    huge_mb = sum(size * count for size, count in numa.hugepages.items())
+    if huge_mb // 1024 >= memory_mb // cells:
+        raise ScenarioError('%s: the huge pages take all of a cell\'s '
+                            'memory' % where)
+    return numa
+
+
 def _parse_hosts(raw):
     hosts = []
     for i, item in enumerate(raw or []):
@@ -205,7 +246,7 @@ def _parse_hosts(raw):
                                  'unit_limits': {},
                                  'pci_devices': [], 'vgpu': None,
                                  'custom_resources': {}, 'traits': [],
-                                 'pcpus': 0, 'vtpm': False,
+                                 'pcpus': 0, 'vtpm': False, 'numa': None,
                                  'report_in_placement': None})
         vcpus, pcpus = int(values['vcpus']), int(values['pcpus'])
         if vcpus < 0 or pcpus < 0 or not vcpus + pcpus:
@@ -225,6 +266,8 @@ def _parse_hosts(raw):
                          optional={'children': 1, 'total': 1, 'traits': []})
             vgpu = Vgpu(int(vgpu['children']), int(vgpu['total']),
                         tuple(vgpu['traits']))
+        numa = _parse_numa(values['numa'], vcpus, pcpus,
+                           int(values['memory_mb']), where)
         count = values['count']
         indexes = [None] if count is None else range(1, int(count) + 1)
         for index in indexes:
@@ -245,7 +288,7 @@ def _parse_hosts(raw):
                 pci_devices=devices, vgpu=vgpu,
                 custom_resources=dict(values['custom_resources']),
                 traits=tuple(values['traits']),
-                vtpm=bool(values['vtpm']), pcpus=pcpus,
+                vtpm=bool(values['vtpm']), pcpus=pcpus, numa=numa,
                 report_in_placement=(
                     None if values['report_in_placement'] is None
                     else bool(values['report_in_placement']))))

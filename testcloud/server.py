@@ -198,6 +198,7 @@ def run(args):
         'hosts': cloud.summary(),
         'enabled_filters': cloud.enabled_filters,
         'versions': nova_release.versions(),
+        'cell_database': cloud.cell_database(),
         'pid': os.getpid(),
         'startup_seconds': round(time.monotonic() - started, 2),
     })

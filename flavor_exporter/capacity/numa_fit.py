@@ -131,8 +131,10 @@ class Rules:
 
     #: Whether the scheduler runs NUMATopologyFilter.
     enabled: bool = False
-    #: Pinned guest memory must fit the free memory of its cell (Nova 30,
-    #: 2024.2, and later); before, only the cell's total.
+    #: How pinned guest memory is checked against its cell: by the free
+    #: pages of the size it takes (Nova 30, 2024.2, and later), or by the
+    #: cell's memory less its memory_usage, whatever the page size (Nova
+    #: 29).
     pinned_memory_free: bool = True
     #: [compute] packing_host_numa_cells_allocation_strategy.
     pack: bool = False
@@ -234,14 +236,20 @@ def _pack(cell, guest_cell, thread_policy, reserve):
     return frozenset(host for _, host in pinning) | frozenset(reserved or ())
 
 
-def _fit_cell(cell, guest_cell, guest, host, rules, reserve):
-    """_numa_fit_instance_cell: a _Claim, or None."""
+def _fit_cell(cell, guest_cell, guest, host, rules, reserve, pagesize):
+    """_numa_fit_instance_cell, its page size chosen.
+
+    pagesize: None when the guest asks for none, else the size chosen for
+    it in this cell (_page_size_for), 0 when none fits. Returns (fits,
+    pinned): whether the guest cell fits, and the host CPUs it was pinned
+    to, which Nova records as soon as they are chosen, even when a later
+    check fails (None when it got that far).
+    """
     memory_kb = guest_cell.memory * 1024
-    pagesize = None
+    pinned = None
     if guest.pagesize:
-        pagesize = _page_size_for(cell, memory_kb, guest.pagesize)
         if not pagesize:
-            return None
+            return False, pinned
     elif cell.pages:
         # Pinned memory cannot be overcommitted (Nova 30 and later);
         # otherwise only the cell's total bounds one server.
@@ -249,34 +257,36 @@ def _fit_cell(cell, guest_cell, guest, host, rules, reserve):
         if not _can_fit_pages(cell, smallest, memory_kb,
                               use_free=guest.pinned
                               and rules.pinned_memory_free):
-            return None
+            return False, pinned
     elif guest.pinned and rules.pinned_memory_free:
         if cell.avail_memory < guest_cell.memory:
-            return None
+            return False, pinned
     elif cell.memory < guest_cell.memory:
-        return None
+        return False, pinned
     shared = guest.policy in (None, 'shared', 'mixed')
-    pinned = frozenset()
     if guest.pinned:
         if len(guest_cell.pcpus) + reserve > len(cell.pcpuset):
-            return None
+            return False, pinned
     if shared and len(guest_cell.cpus) > len(cell.cpuset):
-        return None
+        return False, pinned
     if guest.pinned:
         if len(guest_cell.pcpus) + reserve > len(cell.free_pcpus):
-            return None
+            return False, pinned
+        if (not rules.pinned_memory_free
+                and guest_cell.memory > cell.avail_memory):
+            return False, pinned  # Nova 29, for any page size
         pinned = _pack(cell, guest_cell, guest.thread_policy, reserve)
         if pinned is None:
-            return None
+            return False, pinned
     if shared:
         # The filter's NUMATopologyLimits: the host's allocation ratios.
         if (cell.cpu_usage + len(guest_cell.cpus)
                 > len(cell.cpuset) * host.cpu_ratio):
-            return None
+            return False, pinned
         if (cell.memory_usage + guest_cell.memory
                 > cell.memory * host.ram_ratio):
-            return None
-    return _Claim(guest_cell, pagesize if guest.pagesize else None, pinned)
+            return False, pinned
+    return True, pinned
 
 
 def _ordered(cells, guest, rules):
@@ -291,23 +301,51 @@ def _ordered(cells, guest, rules):
 
 
 def fit(host, guest, rules):
-    """{host cell id: _Claim} of the first fitting order, or None."""
+    """{host cell id: _Claim} of the first fitting order, or None.
+
+    Nova remembers which (host cell, guest cell) pairs fit or did not, but
+    names a guest cell by its id, which it overwrites with the host cell's
+    whenever the guest cell fits somewhere; a later order can then meet a
+    pair remembered for another guest cell. Mirrored, since it decides
+    what Nova starts.
+    """
     if len(host.cells) < len(guest.cells):
         return None
-    known = {}  # (host cell id, guest cell index) -> _Claim or None
+    fits, misfits = set(), set()
+    ids = list(range(len(guest.cells)))  # each guest cell's id, as Nova's
+    pins = [frozenset()] * len(guest.cells)  # each one's latest pinning
+    # Nova writes the page size it chose for a guest cell into the request
+    # as soon as a host cell has room for it, even if the cell then fails
+    # on CPUs: the later cells tried are asked for that size only.
+    asked = [guest.pagesize] * len(guest.cells)
     for order in itertools.permutations(_ordered(host.cells, guest, rules),
                                         len(guest.cells)):
         claims = {}
         for index, (cell, guest_cell) in enumerate(zip(order, guest.cells)):
-            pair = (cell.id, index)
-            if pair not in known:
+            pair = (cell.id, ids[index])
+            if pair in misfits:
+                break
+            if pair not in fits:
+                pagesize = None
+                if asked[index]:
+                    pagesize = _page_size_for(
+                        cell, guest_cell.memory * 1024, asked[index]) or 0
+                    asked[index] = pagesize or asked[index]
                 # The emulator thread goes with guest cell 0.
                 reserve = 1 if guest.emulator_isolated and index == 0 else 0
-                known[pair] = _fit_cell(cell, guest_cell, guest, host,
-                                        rules, reserve)
-            if known[pair] is None:
-                break
-            claims[cell.id] = known[pair]
+                fitted, pinned = _fit_cell(cell, guest_cell, guest, host,
+                                           rules, reserve, pagesize)
+                if pinned is not None:
+                    # Pinning renames the guest cell after the host cell.
+                    ids[index], pins[index] = cell.id, pinned
+                if not fitted:
+                    misfits.add(pair)
+                    break
+                fits.add(pair)
+            ids[index] = cell.id
+            claims[cell.id] = _Claim(
+                guest_cell, asked[index] if guest.pagesize else None,
+                pins[index])
         else:
             return claims
     return None
@@ -333,9 +371,20 @@ def _used(cell, claim, thread_policy):
 
 
 def place(host, guest, claims):
-    """host with one more server of guest, fitted as claims say."""
-    cells = [_used(c, claims[c.id], guest.thread_policy) if c.id in claims
-             else c for c in host.cells]
+    """host with one more server of guest, fitted as claims say.
+
+    None when a claim pins CPUs its cell cannot pin (a pair Nova
+    remembered for another cell, see fit): Nova's usage update fails
+    there and the server is not started on the host.
+    """
+    cells = []
+    for cell in host.cells:
+        claim = claims.get(cell.id)
+        if claim is not None:
+            if not claim.pinned <= cell.free_pcpus:
+                return None
+            cell = _used(cell, claim, guest.thread_policy)
+        cells.append(cell)
     return HostNuma(cells, host.cpu_ratio, host.ram_ratio)
 
 
@@ -387,9 +436,9 @@ class GuestCounts:
         placed, state = 0, host
         while placed < bound:
             claims = fit(state, self.guest, self.rules)
-            if claims is None:
+            state = claims and place(state, self.guest, claims)
+            if state is None:
                 break
-            state = place(state, self.guest, claims)
             placed += 1
         self._now[host] = (placed, bound)
         return placed

@@ -125,12 +125,21 @@ class TestFit(base.BaseTestCase):
             'hw:cpu_policy': 'dedicated',
             'hw:emulator_threads_policy': 'isolate'})))
 
-    def test_pinned_memory_overcommit_before_nova_30(self):
-        # 3 GiB pinned guests in 4 GiB cells: Nova 30 and later want it
-        # free, Nova 29 only checks the cell's total.
+    def test_pinned_memory_by_release(self):
+        # 3 GiB pinned guests in 4 GiB cells: one per cell either way.
         big = guest(1, 3072, **{'hw:cpu_policy': 'dedicated'})
         self.assertEqual(2, count(two_cells(), big, NEW))
-        self.assertEqual(8, count(two_cells(), big, OLD))
+        self.assertEqual(2, count(two_cells(), big, OLD))
+        # A cell whose memory_usage says 3 GiB while 2 GiB of 2 MiB pages
+        # are free: Nova 30 and later look at the pages, Nova 29 at the
+        # usage.
+        host = numa_fit.HostNuma([dataclasses.replace(
+            cell(0, dedicated=range(4), huge=1024), memory_usage=3072)],
+            4.0, 1.0)
+        huge = guest(1, 1024, **{'hw:cpu_policy': 'dedicated',
+                                 'hw:mem_page_size': 'large'})
+        self.assertEqual(2, count(host, huge, NEW))
+        self.assertEqual(1, count(host, huge, OLD))
 
     def test_huge_pages(self):
         # 2 GiB of 2 MiB pages per cell.
