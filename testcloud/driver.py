@@ -193,6 +193,9 @@ class ScenarioDriver(fake.FakeDriver):
         provider_tree.update_inventory(nodename, inventory)
         if spec.traits:
             provider_tree.add_traits(nodename, *spec.traits)
+        if spec.numa and spec.numa.threads > 1:
+            # As libvirt reports a host with SMT.
+            provider_tree.add_traits(nodename, 'HW_CPU_HYPERTHREADING')
         if spec.vtpm:
             provider_tree.add_traits(nodename, *nova_release.vtpm_traits())
         if spec.vgpu:

@@ -84,6 +84,11 @@ class OracleTests:
         self.flags(group='capacity', **{
             ours: name in self.spec.enabled_filters
             for name, ours in nova_conf.FILTERS.items()})
+        self.flags(group='capacity', nova_release=cloud_venv.selected())
+        if self.cloud.cell_database:
+            # As a deployer opts in to NUMA-aware counts.
+            self.flags(group='openstack', cell_database_connections=[
+                self.cloud.cell_database])
 
     def report(self, source_name):
         client = openstack.CloudClient(self.conn)
@@ -188,10 +193,10 @@ class TestUnitLimitsOracle(OracleTests, base.TestCase):
 
 
 class TestPinnedRamOvercommitOracle(OracleTests, base.TestCase):
+    """The NUMA cell's memory caps pinned guests; Placement would say 7."""
+
     scenario = 'pcpu_ram_overcommit'
     sources = ('placement',)
-    # The NUMA cell's memory caps pinned guests (test_cloud_pcpu).
-    unmodelled = ('pinned.ram',)
 
 
 class TestUsagesTwoWaysOracle(OracleTests, base.TestCase):
@@ -347,6 +352,18 @@ class TestKeystoneLimitsOracle(OracleTests, base.TestCase):
             quotas.ProjectUnknown, quotas.QuotaReader(self.conf).read,
             client, uuid.uuid4().hex)
         self.assertIn('know no project', str(error))
+
+
+class TestNumaOracle(OracleTests, base.TestCase):
+    """Guest NUMA topologies on hosts of two and four NUMA cells.
+
+    Before issue 29 every flavor here carried a "not modelled" line and
+    Placement's count.
+    """
+
+    scenario = 'numa'
+    # PCPU inventory exists in Placement only.
+    sources = ('placement',)
 
 
 class TestCapsAndZonesOracle(OracleTests, base.TestCase):
