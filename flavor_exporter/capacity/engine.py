@@ -58,6 +58,10 @@ UNCERTAIN = ('the count is not proven exact on some hosts: request groups '
 # Why a flavor does not count a host of an aggregate requiring a trait
 # the flavor does not (isolate_aggregates).
 ISOLATED = 'aggregate isolated for traits the flavor does not require'
+# AggregateTypeAffinityFilter: the aggregate metadata key, and why a host
+# whose aggregates name other flavors there is not counted.
+TYPE_KEY = 'instance_type'
+TYPE_AFFINITY = 'aggregate instance_type names other flavors'
 
 
 # Why a flavor does not count a host the source could not read; the
@@ -84,6 +88,11 @@ class Options:
     default_availability_zone: str = 'nova'
     #: How NUMATopologyFilter fits guest cells (numa_fit.Rules).
     numa: object = numa_fit.Rules()
+    #: Whether the scheduler runs AggregateTypeAffinityFilter.
+    type_affinity: bool = False
+    #: Lines every flavor carries for what the cloud's scheduler does that
+    #: is not modelled (MetricsFilter, default_schedule_zone).
+    cloud_lines: tuple = ()
 
 
 @dataclasses.dataclass
@@ -247,6 +256,9 @@ def _exclusion(host, request, options, metadata):
     if (options.isolate_aggregates and isolated_aggregates.isolated(
             request.all_required_traits, metadata)):
         return ISOLATED
+    if (options.type_affinity and TYPE_KEY in metadata
+            and request.flavor_name not in metadata[TYPE_KEY]):
+        return TYPE_AFFINITY
     return None
 
 
@@ -390,8 +402,11 @@ def _skipped(flavor, patterns):
     return flavor.disabled or any(p.search(flavor.name) for p in patterns)
 
 
-def _report(snapshot, flavors):
+def _report(snapshot, flavors, options):
     _add_source_notes(flavors, snapshot)
+    for result in flavors:
+        if result.request is not None:
+            result.request.unsupported.extend(options.cloud_lines)
     return Report(source=snapshot.source,
                   collected_at=snapshot.collected_at,
                   flavors=flavors,
@@ -456,11 +471,12 @@ def reference_compute(snapshot, options):
                                zones, frees, cloud)
                for f in sorted(snapshot.flavors, key=lambda f: f.name)
                if not _skipped(f, patterns)]
-    report = _report(snapshot, flavors)
+    report = _report(snapshot, flavors, options)
     distinct = {}
     for result in flavors:
         if result.request is not None:
-            distinct.setdefault(_request_key(result.request), result.request)
+            distinct.setdefault(_numbers_key(result.request, options),
+                                result.request)
     report.gpus = gpus.reference_figures(snapshot.hosts,
                                          list(distinct.values()), options,
                                          _exclusion, host_metadata)
@@ -470,8 +486,15 @@ def reference_compute(snapshot, options):
     return report
 
 
+def _numbers_key(request, options):
+    """_request_key, with what else a flavor's numbers depend on."""
+    key = _request_key(request)
+    # AggregateTypeAffinityFilter reads the flavor's name.
+    return key + (request.flavor_name,) if options.type_affinity else key
+
+
 def _request_key(request):
-    """What of a request the numbers depend on: equal keys, equal numbers."""
+    """What of a request the fits depend on: equal keys, equal fits."""
     return (tuple((g.suffix, tuple(sorted(g.resources.items())),
                    g.required_traits, g.forbidden_traits)
                   for g in request.groups),
@@ -621,11 +644,11 @@ def compute(snapshot, options, fits=None, numa_counts=None):
     for result in flavors:
         if result.request is None:
             continue
-        key = _request_key(result.request)
+        key = _numbers_key(result.request, options)
         numbers = known.get(key)
         if numbers is None:
-            fit = (functools.partial(fits.fit, key) if fits is not None
-                   else None)
+            fit = (functools.partial(fits.fit, _request_key(result.request))
+                   if fits is not None else None)
             numbers = known[key] = _request_numbers(
                 result.request, groups, options, zone_names, fit,
                 numa_counts)
@@ -644,7 +667,7 @@ def compute(snapshot, options, fits=None, numa_counts=None):
             result.request.unsupported.append(numbers.numa_line)
     if fits is not None:
         fits.finish()
-    report = _report(snapshot, flavors)
+    report = _report(snapshot, flavors, options)
     report.gpus = gpus.figures(groups, distinct, options, _exclusion)
     _name_gpus(report)
     report.unrestricted_zones = unrestricted_zones(snapshot, options)

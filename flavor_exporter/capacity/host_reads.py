@@ -64,9 +64,16 @@ def _isolate_aggregates(requests, options, present):
             if isolated_aggregates.is_isolation_key(key)}
 
 
+def _type_affinity(requests, options, present):
+    """AggregateTypeAffinityFilter: instance_type, the flavors named."""
+    if not options.type_affinity:
+        return set()
+    return present & {'instance_type'}
+
+
 # Every filter of the engine that reads aggregate metadata.
 READERS = (_aggregate_instance_extra_specs, _isolate_aggregates,
-           _tenant_isolation)
+           _tenant_isolation, _type_affinity)
 
 
 def metadata_keys(requests, options, hosts):

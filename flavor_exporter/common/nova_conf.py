@@ -50,6 +50,8 @@ FILTERS = {
     'NumInstancesFilter': 'num_instances_filter',
     'AggregateNumInstancesFilter': 'aggregate_num_instances_filter',
     'NUMATopologyFilter': 'numa_topology_filter',
+    'AggregateTypeAffinityFilter': 'aggregate_type_affinity_filter',
+    'MetricsFilter': 'metrics_filter',
 }
 
 

@@ -85,6 +85,22 @@ opts = [
     cfg.IntOpt('max_instances_per_host', default=50, min=1,
                help="nova.conf's [filter_scheduler] max_instances_per_host, "
                     "for the two filters above."),
+    cfg.BoolOpt('aggregate_type_affinity_filter', default=False,
+                help="Whether nova.conf's [filter_scheduler] "
+                     "enabled_filters has AggregateTypeAffinityFilter: a "
+                     "host whose aggregates carry instance_type metadata "
+                     "takes only the flavors named there."),
+    cfg.BoolOpt('metrics_filter', default=False,
+                help="Whether nova.conf's [filter_scheduler] "
+                     "enabled_filters has MetricsFilter. The compute "
+                     "nodes' metrics are not read, so every flavor then "
+                     "says that hosts lacking them are counted."),
+    cfg.StrOpt('default_schedule_zone',
+               help="nova.conf's [DEFAULT] default_schedule_zone: where "
+                    "Nova puts a server whose request names no zone. The "
+                    "flavors' total and available count every zone; when "
+                    "this is set each flavor says which of its "
+                    "availability_zones figures such a request gets."),
     cfg.BoolOpt('numa_topology_filter', default=False,
                 help="Whether nova.conf's [filter_scheduler] "
                      "enabled_filters has NUMATopologyFilter (not among "

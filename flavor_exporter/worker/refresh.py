@@ -85,7 +85,25 @@ def engine_options(conf):
             enabled=conf.capacity.numa_topology_filter,
             # Nova 30 (2024.2) keeps pinned memory from overcommitting.
             pinned_memory_free=conf.capacity.nova_release != '2024.1',
-            pack=conf.capacity.packing_host_numa_cells_allocation_strategy))
+            pack=conf.capacity.packing_host_numa_cells_allocation_strategy),
+        type_affinity=conf.capacity.aggregate_type_affinity_filter,
+        cloud_lines=cloud_lines(conf))
+
+
+def cloud_lines(conf):
+    """The lines every flavor carries for what is not modelled."""
+    lines = []
+    if conf.capacity.metrics_filter:
+        lines.append('MetricsFilter refuses hosts lacking the metrics of '
+                     'nova.conf\'s [metrics] weight_setting; compute node '
+                     'metrics are not read, so such hosts are counted')
+    zone = conf.capacity.default_schedule_zone
+    if zone:
+        lines.append('a request that names no zone goes to zone %s '
+                     '([DEFAULT] default_schedule_zone): its numbers are '
+                     'those of availability_zones["%s"], not total and '
+                     'available' % (zone, zone))
+    return tuple(lines)
 
 
 def tenant_isolation(conf):

@@ -369,9 +369,10 @@ class TestNumaOracle(OracleTests, base.TestCase):
 class TestCapsAndZonesOracle(OracleTests, base.TestCase):
     """Instance caps per host, and a default zone Nova does not restrict.
 
-    Before issue 29 the engine said 45 small servers fit (RAM alone; Nova
-    starts 6), and 0 for the zone "nova" (a down host; Nova starts 6
-    there: it restricts nothing).
+    Before issue 29 the engine said 60 small servers fit (RAM alone, and
+    a host whose aggregate names other flavors; Nova starts 5), and 0 for
+    the zone "nova" (a down host; Nova starts 5 there: it restricts
+    nothing).
     """
 
     scenario = 'caps_and_zones'

@@ -206,3 +206,32 @@ class TestSourceNotes(base.BaseTestCase):
                           "counted"],
                          self.notes({'pci_passthrough__alias': 'V100:1'},
                                     pools=['A100']))
+
+
+class TestTypeAffinity(base.BaseTestCase):
+    """AggregateTypeAffinityFilter: instance_type names flavors."""
+
+    def test_hosts_take_the_flavors_named(self):
+        named = [('only-f', {'instance_type': 'f, other'})]
+        hosts = [compute_host('a', aggregates=named),
+                 compute_host('b', aggregates=[('free', {'rack': '4'})])]
+        flavors = [flavor('f'), flavor('g')]
+        for compute_ in (engine.compute, engine.reference_compute):
+            report = compute_(model.Snapshot('placement', flavors, hosts),
+                              engine.Options(type_affinity=True))
+            found = {c.flavor.name: c for c in report.flavors}
+            # 16 vCPUs / 4 = 4 per host; g may not use a.
+            self.assertEqual(8, found['f'].total)
+            self.assertEqual(4, found['g'].total)
+            self.assertEqual({engine.TYPE_AFFINITY: 1}, found['g'].excluded)
+            # Without the filter both count everywhere.
+            report = compute_(model.Snapshot('placement', flavors, hosts),
+                              engine.Options())
+            self.assertEqual([8, 8], [c.total for c in report.flavors])
+
+    def test_cloud_lines_on_every_flavor(self):
+        report = engine.compute(
+            model.Snapshot('placement', [flavor('f')], [compute_host('a')]),
+            engine.Options(cloud_lines=('MetricsFilter ...',)))
+        self.assertEqual(['MetricsFilter ...'],
+                         report.flavors[0].request.unsupported)
