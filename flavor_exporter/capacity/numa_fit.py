@@ -388,6 +388,100 @@ def place(host, guest, claims):
     return HostNuma(cells, host.cpu_ratio, host.ram_ratio)
 
 
+# More than any host takes: a limit a guest cell does not draw on.
+_UNBOUNDED = 1 << 30
+
+
+def _most(used, need, limit):
+    """The most n with used + n * need <= limit, at least 0."""
+    if used > limit:
+        return 0
+    if not need:
+        return _UNBOUNDED
+    n = int((limit - used) // need)
+    while n and used + n * need > limit:  # float limits: no rounding up
+        n -= 1
+    return n
+
+
+def _sizes_tried(cell, wanted):
+    """The page sizes a guest asking for wanted may get in cell."""
+    ordered = sorted((p.size_kb for p in cell.pages), reverse=True)
+    return {guest_numa.SMALL: ordered[-1:], guest_numa.LARGE: ordered[:-1],
+            guest_numa.ANY: ordered}.get(wanted, [wanted])
+
+
+def _cell_most(cell, guest_cell, guest, host, rules, reserve, size):
+    """How many servers of a one-cell guest cell takes on its own.
+
+    size: the page size the guest gets, when it asks for one.
+    """
+    memory_kb = guest_cell.memory * 1024
+    most = [_UNBOUNDED]
+    if guest.pagesize:
+        pages = next((p for p in cell.pages if p.size_kb == size), None)
+        if pages is None or memory_kb % size:
+            return 0
+        most.append(pages.free_kb // memory_kb)
+    elif cell.pages:
+        smallest = min(cell.pages, key=lambda p: p.size_kb)
+        if memory_kb % smallest.size_kb:
+            return 0
+        if guest.pinned and rules.pinned_memory_free:
+            most.append(smallest.free_kb // memory_kb)
+        elif memory_kb > smallest.total_kb:
+            return 0
+    elif guest.pinned and rules.pinned_memory_free:
+        most.append(_most(cell.memory_usage, guest_cell.memory,
+                          cell.memory))
+    elif cell.memory < guest_cell.memory:
+        return 0
+    if guest.pinned:
+        wanted = len(guest_cell.pcpus) + reserve
+        if wanted > len(cell.pcpuset):
+            return 0
+        most.append(_most(0, wanted, len(cell.free_pcpus)))
+        if not rules.pinned_memory_free:
+            most.append(_most(cell.memory_usage, guest_cell.memory,
+                              cell.memory))
+    if guest.policy in (None, 'shared', 'mixed'):
+        if len(guest_cell.cpus) > len(cell.cpuset):
+            return 0
+        most.append(_most(cell.cpu_usage, len(guest_cell.cpus),
+                          len(cell.cpuset) * host.cpu_ratio))
+        most.append(_most(cell.memory_usage, guest_cell.memory,
+                          cell.memory * host.ram_ratio))
+    return min(most)
+
+
+def counted(host, guest, rules):
+    """What fit() one server after the other counts, found at once.
+
+    None where that is not known to be the same: a guest of several
+    cells, a thread policy that may refuse free CPUs, or a page size
+    request the host's cells could answer with several sizes (fit()
+    explains how Nova then keeps to the first size it chose). Otherwise a
+    server takes from one host cell only, the same CPUs, memory and pages
+    each time, and pinning succeeds whenever enough CPUs are free: each
+    cell takes as many as its tightest limit allows, whatever the other
+    cells do, and the host takes their sum.
+    """
+    if len(guest.cells) != 1 or guest.thread_policy not in (None, 'prefer'):
+        return None
+    size = None
+    if guest.pagesize:
+        sizes = set().union(*(_sizes_tried(c, guest.pagesize)
+                              for c in host.cells))
+        if len(sizes) > 1:
+            return None
+        if not sizes:
+            return 0
+        size = sizes.pop()
+    reserve = 1 if guest.emulator_isolated else 0
+    return sum(_cell_most(cell, guest.cells[0], guest, host, rules, reserve,
+                          size) for cell in host.cells)
+
+
 class Counts:
     """How many servers of each guest hosts take, by host state.
 
@@ -433,6 +527,11 @@ class GuestCounts:
         if found is not None and (found[0] < found[1] or bound <= found[1]):
             self._now[host] = found
             return min(found[0], bound)
+        most = counted(host, self.guest, self.rules)
+        if most is not None:
+            most = min(most, _UNBOUNDED - 1)
+            self._now[host] = (most, most + 1)
+            return min(most, bound)
         placed, state = 0, host
         while placed < bound:
             claims = fit(state, self.guest, self.rules)

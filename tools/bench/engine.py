@@ -27,20 +27,27 @@ host models, one aggregate), which the publish benchmark still uses.
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import random
+import tempfile
 import time
 import tracemalloc
+
+import sqlalchemy
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import model
+from flavor_exporter.capacity import numa_fit
 from flavor_exporter.capacity import pci_alias
 from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.publication import render
+from flavor_exporter.worker import cell_databases
 from tools.bench import synthetic_cloud
+from tools.bench import synthetic_numa
 
 ALIASES = ['{"name": "V100", "vendor_id": "10de", "product_id": "1db4"}',
            '{"name": "A100", "vendor_id": "10de", "product_id": "20b0"}']
@@ -180,12 +187,60 @@ def _groups(snapshot, options):
             len({engine._request_key(r) for r in requests}))
 
 
-def measure(hosts, flavors, memory=True, rendered=False, tidy=False):
+def _cell_database(cloud, directory):
+    """A cell database (SQLite) holding the NUMA cells of cloud's hosts."""
+    url = 'sqlite:///%s' % os.path.join(directory, 'cell1.sqlite')
+    db = sqlalchemy.create_engine(url)
+    with db.begin() as connection:
+        connection.execute(sqlalchemy.text(
+            'CREATE TABLE compute_nodes (host TEXT, hypervisor_hostname TEXT,'
+            ' numa_topology TEXT, cpu_allocation_ratio FLOAT,'
+            ' ram_allocation_ratio FLOAT, deleted INTEGER DEFAULT 0)'))
+        connection.execute(sqlalchemy.text(
+            'INSERT INTO compute_nodes (host, hypervisor_hostname, '
+            'numa_topology, cpu_allocation_ratio, ram_allocation_ratio) '
+            'VALUES (:h, :n, :t, :c, :r)'), [
+                dict(zip('hntcr', row)) for row in synthetic_numa.rows(cloud)])
+    db.dispose()
+    return url
+
+
+def _with_numa(cloud, snapshot, options, figures):
+    """Figures of the NUMA part: the cell database read, then compute."""
+    with tempfile.TemporaryDirectory() as directory:
+        reader = cell_databases.CellDatabases(
+            [_cell_database(cloud, directory)])
+        for run in ('cold', 'warm'):
+            started = time.perf_counter()
+            reader.attach(snapshot.hosts, [])
+            figures['cell_read_%s_seconds' % run] = round(
+                time.perf_counter() - started, 3)
+    figures['numa_host_states'] = len({host.numa for host in snapshot.hosts})
+    options = dataclasses.replace(options,
+                                  numa=numa_fit.Rules(enabled=True))
+    started, cpu = time.perf_counter(), time.process_time()
+    report = engine.compute(snapshot, options)
+    figures['numa_compute_seconds'] = round(time.perf_counter() - started, 3)
+    figures['numa_compute_cpu_seconds'] = round(time.process_time() - cpu,
+                                                3)
+    figures['numa_flavors'] = sum(1 for c in report.flavors
+                                  if c.request and c.request.numa)
+    figures['numa_flavors_unmodelled'] = sum(
+        1 for c in report.flavors if c.request and c.request.numa
+        and any('NUMATopologyFilter' in line
+                for line in c.request.unsupported))
+    return options
+
+
+def measure(hosts, flavors, memory=True, rendered=False, tidy=False,
+            numa=False):
+    cloud = None
     if tidy:
         snapshot = synthetic_snapshot(hosts, flavors)
         options = _options()
     else:
-        snapshot = synthetic_cloud.Cloud(hosts, flavors).snapshot()
+        cloud = synthetic_cloud.Cloud(hosts, flavors)
+        snapshot = cloud.snapshot()
         options = engine.Options(
             aliases=pci_alias.parse_aliases(synthetic_cloud.ALIASES))
     started, cpu = time.perf_counter(), time.process_time()
@@ -196,6 +251,9 @@ def measure(hosts, flavors, memory=True, rendered=False, tidy=False):
                'compute_seconds': round(time.perf_counter() - started, 3),
                'compute_cpu_seconds': round(time.process_time() - cpu, 3),
                'load_average': os.getloadavg()[0]}
+    if numa and cloud is not None:
+        # The same snapshot, the hosts' NUMA cells read and modelled.
+        options = _with_numa(cloud, snapshot, options, figures)
     (figures['host_groups'], figures['host_groups_if_every_label_read'],
      figures['distinct_requests']) = _groups(snapshot, options)
     if rendered:
@@ -234,12 +292,16 @@ def main(argv=None):
                         help='also time rendering the documents')
     parser.add_argument('--tidy', action='store_true',
                         help='the tidy cloud of six host models instead')
+    parser.add_argument('--numa', action='store_true',
+                        help='also read the hosts\' NUMA cells from a cell '
+                             'database and count with them')
     parser.add_argument('--output', default='bench-results/engine.json')
     args = parser.parse_args(argv)
     figures = []
     for hosts, flavors in args.sizes:
         row = measure(hosts, flavors, memory=not args.no_memory,
-                      rendered=args.render, tidy=args.tidy)
+                      rendered=args.render, tidy=args.tidy,
+                      numa=args.numa)
         figures.append(row)
         line = ('engine %(hosts)5d hosts x %(flavors)4d flavors: compute '
                 '%(compute_seconds)7.2fs (CPU %(compute_cpu_seconds)7.2fs), '
@@ -248,6 +310,12 @@ def main(argv=None):
                 'requests, load %(load_average).1f' % row)
         if 'peak_memory_mb' in row:
             line += ' peak %(peak_memory_mb)7.1f MB' % row
+        if 'numa_compute_seconds' in row:
+            line += (' | NUMA: cells read %(cell_read_cold_seconds).2fs '
+                     '(again %(cell_read_warm_seconds).2fs), %(numa_host_'
+                     'states)d host states, compute %(numa_compute_seconds)'
+                     '.2fs (CPU %(numa_compute_cpu_seconds).2fs), %(numa_'
+                     'flavors)d NUMA flavors' % row)
         if 'render_seconds' in row:
             line += (' render %(render_seconds)6.2fs %(documents)d '
                      'documents %(documents_mb).1f MB' % row)

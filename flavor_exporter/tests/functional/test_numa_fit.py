@@ -141,8 +141,18 @@ def ours(case, rules):
         return {'count': None}
     host = cell_databases.topology(case['topology'], case['cpu_ratio'],
                                    case['ram_ratio'])
-    return {'count': numa_fit.Counts(rules).of(built.numa).count(
-        host, case['bound'])}
+    counted = numa_fit.Counts(rules).of(built.numa).count(host,
+                                                          case['bound'])
+    # And one server after the other, as counts do when no shortcut
+    # (numa_fit.counted) applies: both must be Nova's.
+    placed, state = 0, host
+    while placed < case['bound'] and state:
+        claims = numa_fit.fit(state, built.numa, rules)
+        state = claims and numa_fit.place(state, built.numa, claims)
+        placed += bool(state)
+    if placed != counted:
+        return {'count': counted, 'one_by_one': placed}
+    return {'count': counted}
 
 
 class TestNumaFitIsNovas(base.BaseTestCase):
@@ -175,7 +185,8 @@ class TestNumaFitIsNovas(base.BaseTestCase):
                     fitted.update(features(case['flavor']['extra_specs']))
                 if ('invalid' in answer) != ('invalid' in mine) or (
                         'invalid' not in answer
-                        and answer['count'] != mine['count']):
+                        and answer['count'] != mine['count']) or (
+                            'one_by_one' in mine):
                     wrong.append((release, case['flavor'], answer, mine))
             self.assertEqual([], wrong[:5], '%d of %d cases differ'
                              % (len(wrong), len(cases)))
