@@ -97,15 +97,19 @@ class HostNuma:
         self.cells = tuple(cells)
         self.cpu_ratio = cpu_ratio
         self.ram_ratio = ram_ratio
-        self._key = hash((self.cells, cpu_ratio, ram_ratio))
+        # Made when first asked for: the states a host passes through
+        # while servers are fitted one by one are never looked up.
+        self._key = None
         self._empty = None
 
     def __eq__(self, other):
-        return (isinstance(other, HostNuma) and self._key == other._key
+        return (isinstance(other, HostNuma) and hash(self) == hash(other)
                 and (self.cells, self.cpu_ratio, self.ram_ratio)
                 == (other.cells, other.cpu_ratio, other.ram_ratio))
 
     def __hash__(self):
+        if self._key is None:
+            self._key = hash((self.cells, self.cpu_ratio, self.ram_ratio))
         return self._key
 
     def __repr__(self):
@@ -356,18 +360,21 @@ def _used(cell, claim, thread_policy):
     size = claim.pagesize or min((p.size_kb for p in cell.pages),
                                  default=None)
     memory_kb = claim.cell.memory * 1024
+    # Built directly, not with dataclasses.replace: this runs for every
+    # server of every host state counted one by one.
     pages = tuple(
-        dataclasses.replace(p, used=max(0, p.used + memory_kb // p.size_kb))
+        Pages(p.size_kb, p.total, max(0, p.used + memory_kb // p.size_kb),
+              p.reserved)
         if p.size_kb == size else p for p in cell.pages)
     pinned = claim.pinned
     if pinned and thread_policy == 'isolate':
         # The whole cores: their siblings are kept from other servers.
         pinned = frozenset().union(*(s for s in cell.siblings
                                      if set(s) & pinned))
-    return dataclasses.replace(
-        cell, pages=pages, memory_usage=cell.memory_usage + claim.cell.memory,
-        cpu_usage=cell.cpu_usage + len(claim.cell.cpus),
-        pinned=cell.pinned | pinned)
+    return HostCell(cell.id, cell.cpuset, cell.pcpuset, cell.memory,
+                    cell.cpu_usage + len(claim.cell.cpus),
+                    cell.memory_usage + claim.cell.memory,
+                    cell.pinned | pinned, cell.siblings, pages)
 
 
 def place(host, guest, claims):
@@ -411,47 +418,57 @@ def _sizes_tried(cell, wanted):
             guest_numa.ANY: ordered}.get(wanted, [wanted])
 
 
-def _cell_most(cell, guest_cell, guest, host, rules, reserve, size):
+def _pages_most(cell, memory_kb, sizes):
+    """Servers of memory_kb the cell's free pages of sizes take.
+
+    Each server takes the largest size with room, and a size the memory
+    is no multiple of takes none.
+    """
+    return sum(p.free_kb // memory_kb for p in cell.pages
+               if p.size_kb in sizes and not memory_kb % p.size_kb)
+
+
+def _cell_most(cell, guest_cell, guest, host, rules, reserve):
     """How many servers of a one-cell guest cell takes on its own.
 
-    size: the page size the guest gets, when it asks for one.
+    Returns (pages, other): what the pages of the size the guest asks for
+    allow (unbounded when it asks for none), and what everything else
+    allows, checked after the pages as Nova checks it.
     """
     memory_kb = guest_cell.memory * 1024
-    most = [_UNBOUNDED]
+    most, pages = [_UNBOUNDED], _UNBOUNDED
     if guest.pagesize:
-        pages = next((p for p in cell.pages if p.size_kb == size), None)
-        if pages is None or memory_kb % size:
-            return 0
-        most.append(pages.free_kb // memory_kb)
+        pages = _pages_most(cell, memory_kb,
+                            _sizes_tried(cell, guest.pagesize))
     elif cell.pages:
         smallest = min(cell.pages, key=lambda p: p.size_kb)
         if memory_kb % smallest.size_kb:
-            return 0
+            return 0, 0
         if guest.pinned and rules.pinned_memory_free:
             most.append(smallest.free_kb // memory_kb)
         elif memory_kb > smallest.total_kb:
-            return 0
+            return 0, 0
     elif guest.pinned and rules.pinned_memory_free:
         most.append(_most(cell.memory_usage, guest_cell.memory,
                           cell.memory))
     elif cell.memory < guest_cell.memory:
-        return 0
+        return 0, 0
     if guest.pinned:
         wanted = len(guest_cell.pcpus) + reserve
         if wanted > len(cell.pcpuset):
-            return 0
+            return pages, 0
         most.append(_most(0, wanted, len(cell.free_pcpus)))
         if not rules.pinned_memory_free:
             most.append(_most(cell.memory_usage, guest_cell.memory,
                               cell.memory))
     if guest.policy in (None, 'shared', 'mixed'):
         if len(guest_cell.cpus) > len(cell.cpuset):
-            return 0
+            return pages, 0
         most.append(_most(cell.cpu_usage, len(guest_cell.cpus),
                           len(cell.cpuset) * host.cpu_ratio))
         most.append(_most(cell.memory_usage, guest_cell.memory,
                           cell.memory * host.ram_ratio))
-    return min(most)
+    return pages, min(most)
 
 
 def counted(host, guest, rules):
@@ -468,18 +485,16 @@ def counted(host, guest, rules):
     """
     if len(guest.cells) != 1 or guest.thread_policy not in (None, 'prefer'):
         return None
-    size = None
-    if guest.pagesize:
-        sizes = set().union(*(_sizes_tried(c, guest.pagesize)
-                              for c in host.cells))
-        if len(sizes) > 1:
-            return None
-        if not sizes:
-            return 0
-        size = sizes.pop()
     reserve = 1 if guest.emulator_isolated else 0
-    return sum(_cell_most(cell, guest.cells[0], guest, host, rules, reserve,
-                          size) for cell in host.cells)
+    found = [_cell_most(cell, guest.cells[0], guest, host, rules, reserve)
+             for cell in host.cells]
+    sizes = set().union(*(_sizes_tried(c, guest.pagesize)
+                          for c in host.cells)) if guest.pagesize else ()
+    if len(sizes) <= 1 or all(pages <= other for pages, other in found):
+        # One size to choose from, or pages that run out before anything
+        # else does: no cell takes a size and then fails.
+        return sum(min(pages, other) for pages, other in found)
+    return None
 
 
 class Counts:
