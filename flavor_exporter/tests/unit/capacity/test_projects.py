@@ -14,6 +14,7 @@
 """Tenant aggregates, quota headroom and startable, per project."""
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import instance_caps
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import projects
 from flavor_exporter.capacity import quota
@@ -44,11 +45,12 @@ def cloud():
     return hosts, aggregates
 
 
-def report(isolation, flavors=None):
+def report(isolation, flavors=None, **options):
     hosts, aggregates = cloud()
     snapshot = model.Snapshot('placement', flavors or [flavor('f')], hosts,
                               aggregates=aggregates)
-    return engine.compute(snapshot, engine.Options(tenancy=isolation))
+    return engine.compute(snapshot, engine.Options(tenancy=isolation,
+                                                   **options))
 
 
 def legacy(instances=-1, cores=-1, ram=-1, used=(0, 0, 0), **kwargs):
@@ -131,6 +133,21 @@ class TestProjectHosts(base.BaseTestCase):
         self.assertEqual({'f', 'p'}, set(one(tenancy.OFF, 'p1', None,
                                              flavors)))
         self.assertEqual({'f'}, set(one(tenancy.OFF, 'p2', None, flavors)))
+
+
+class TestInstanceCaps(base.BaseTestCase):
+
+    def test_a_project_meets_the_caps_too(self):
+        # Every host capped at 3 instances: 3 of the 4 a host fits.
+        capped = report(HOST_FILTER, instance_caps=instance_caps.Caps(
+            num_instances_filter=True, max_instances_per_host=3))
+        found = worker_projects.document(
+            quota.Counting(), capped, 'p1', quota.ProjectQuota(quota.NOOP),
+            HOST_FILTER)['flavors'][0]
+        self.assertEqual(6, found['available'])
+        self.assertEqual({'az1': 6, 'az2': 0}, {
+            zone: figures['available']
+            for zone, figures in found['availability_zones'].items()})
 
 
 class TestStartable(base.BaseTestCase):
