@@ -78,6 +78,7 @@ class Cloud:
         self._clock = clock
         self._status = None
         self._project_status = None
+        self._demand = None
         self._next_status_read = float('-inf')
         self._status_lock = threading.Lock()
         self._next_ask = float('-inf')
@@ -110,6 +111,7 @@ class Cloud:
                 try:
                     self._status = self.reader.status()
                     self._project_status = self.reader.project_status()
+                    self._demand = self.reader.demand()
                 except reader_mod.CacheError:
                     pass  # the view says the cache is unreachable
         return self._status
@@ -118,6 +120,11 @@ class Cloud:
         """How the leading worker answers projects, read with status()."""
         self.status()
         return self._project_status
+
+    def demand(self):
+        """The requests Nova placed nowhere, read with status()."""
+        self.status()
+        return self._demand
 
 
 class Published:
@@ -189,6 +196,10 @@ class Published:
     def project_status(self, cloud=None):
         """How cloud's leading worker answers projects, or None."""
         return self.cloud(cloud).project_status()
+
+    def demand(self, cloud=None):
+        """The requests cloud's Nova placed nowhere, or None."""
+        return self.cloud(cloud).demand()
 
     def probe(self, cloud=None):
         """The View of cloud's data once its main documents were read.

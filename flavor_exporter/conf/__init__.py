@@ -22,6 +22,7 @@ from flavor_exporter.conf import clouds
 from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
 from flavor_exporter.conf import middleware
+from flavor_exporter.conf import notifications
 from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
 from flavor_exporter.conf import projects
@@ -42,3 +43,4 @@ coordination.register_opts(CONF)
 pci.register_opts(CONF)
 quota.register_opts(CONF)
 projects.register_opts(CONF)
+notifications.register_opts(CONF)

@@ -46,6 +46,17 @@ opts = [
                     'at once. Keeps a refresh cheap for the cloud.'),
     cfg.IntOpt('page_size', default=1000, min=1,
                help='Items asked for per page of every list call.'),
+    cfg.StrOpt('notification_transport_url', secret=True,
+               help="The cloud's message bus, where Nova sends its "
+                    "notifications: nova.conf's "
+                    "[oslo_messaging_notifications] transport_url (or "
+                    "[DEFAULT] transport_url), for example "
+                    "rabbit://flavor-exporter:SECRET@rabbit.example.org:"
+                    "5672/. With it the worker refreshes within seconds "
+                    "of a server starting or going, a compute service, "
+                    "an aggregate or a flavor changing, and counts the "
+                    "boots Nova turned away; see [notifications]. "
+                    "Empty: polling alone."),
     cfg.ListOpt('cell_database_connections', default=[], secret=True,
                 help='SQLAlchemy URLs of Nova\'s cell databases (those '
                      'of nova-manage cell_v2 list_cells, not cell0), read '

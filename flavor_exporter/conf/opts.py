@@ -25,6 +25,7 @@ from flavor_exporter.conf import clouds
 from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
 from flavor_exporter.conf import middleware
+from flavor_exporter.conf import notifications
 from flavor_exporter.conf import openstack
 from flavor_exporter.conf import pci
 from flavor_exporter.conf import projects
@@ -32,7 +33,7 @@ from flavor_exporter.conf import quota
 from flavor_exporter.conf import worker
 
 _MODULES = (default, clouds, api, middleware, worker, coordination, cache,
-            openstack, capacity, quota, projects, pci)
+            openstack, capacity, quota, projects, pci, notifications)
 
 # The oslo.config.opts namespaces of the sample configuration, in the
 # order etc/flavor-exporter/flavor-exporter-config-generator.conf names

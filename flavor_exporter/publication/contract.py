@@ -286,6 +286,25 @@ REFRESH_REQUEST_NAME = 'refresh-request'
 
 #: The requests of API processes: a counter and a ring of slots.
 PROJECT_REQUESTS_NAME = 'project-requests'
+
+# What the workers hear of Nova's notifications (worker/notifications.py),
+# for the leading worker (publication/mailboxes.py): a counter per part
+# of the cloud to read again, and the requests Nova placed nowhere in a
+# ring of slots.
+CHANGES_NAME = 'changes'
+TURNED_AWAY_NAME = 'turned-away'
+#: The leading worker's running totals of those, served in /v3/status as
+#: "demand" and in /metrics: {TURNED_AWAY_SEEN: ring number,
+#: TURNED_AWAY_LOST: failures the ring lost before being read,
+#: DEMAND_FLAVORS: {flavor id: {NAME, TURNED_AWAY, LAST_AT, PROJECTS:
+#: {project id: count}}}}.
+DEMAND_NAME = 'demand'
+TURNED_AWAY = 'turned_away'
+TURNED_AWAY_SEEN = 'seen'
+TURNED_AWAY_LOST = 'lost'
+DEMAND_FLAVORS = 'flavors'
+LAST_AT = 'last_at'
+PROJECTS = 'projects'
 #: How the leading worker answers them: counts and the last error,
 #: served in /v3/status as "projects".
 PROJECT_STATUS_NAME = 'project-status'

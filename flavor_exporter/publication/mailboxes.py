@@ -11,20 +11,25 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The two things API processes ask the leading worker, through the cache.
+"""What the leading worker is asked through the cache.
 
-API processes never read the cloud and never compute; when they need the
-worker to act sooner than its next refresh, they leave a request in a
-cache entry that whichever worker leads reads at its next look (state
-lives in the cache, not in a process):
+API processes never read the cloud and never compute, and a worker that
+hears one of Nova's notifications may not be the one that leads; when
+they need the leader to act sooner than its next refresh, they leave a
+request in a cache entry that whichever worker leads reads at its next
+look (state lives in the cache, not in a process):
 
 - RefreshRequests: publish now, because the cache is cold ([api]
   compute_on_miss) or lost parts of the current generation;
-- ProjectRequests: compute these projects' documents.
+- ProjectRequests: compute these projects' documents;
+- Changes: Nova announced a change; read these parts of the cloud again;
+- TurnedAway: Nova placed these requests nowhere (NoValidHost).
 
 Everything else API processes do with the cache is reading
 (reader.py).
 """
+
+import json
 
 from flavor_exporter.publication import contract as pub
 
@@ -149,3 +154,93 @@ class ProjectRequests:
     def answered(self, project_id):
         """The worker answered: the project may be asked for again."""
         self._backend.delete(self._asked(project_id))
+
+
+class Changes:
+    """Parts of the cloud Nova announced changes of, not yet read again.
+
+    One counter per part (nova_events: usages, services, aggregates,
+    flavors), counted up by whichever worker heard the notification, and
+    the time of the first change the leader has not taken yet. The leader
+    compares the counters with those it last took: nothing is lost to a
+    change noted while it reads.
+    """
+
+    PARTS = ('usages', 'services', 'aggregates', 'flavors')
+
+    def __init__(self, backend, key):
+        self._backend = backend
+        self._counters = {part: key('%s/%s' % (pub.CHANGES_NAME, part))
+                          for part in self.PARTS}
+        self._first = key(pub.CHANGES_NAME + '/first')
+
+    def note(self, parts, now, ttl):
+        """Nova changed parts (an iterable of PARTS) at now."""
+        for part in parts:
+            self._backend.incr(self._counters[part], ttl)
+        self._backend.add(self._first, repr(now).encode(), ttl)
+
+    def pending(self, taken):
+        """(counters, first change time or None, parts changed since taken).
+
+        taken: the counters returned when the leader last took changes
+        ({} the first time: then nothing is pending, the refresh that
+        starts a leader reads everything).
+        """
+        found = self._backend.get_many(list(self._counters.values())
+                                       + [self._first])
+        counters = {part: int(found.get(key) or 0)
+                    for part, key in self._counters.items()}
+        first = found.get(self._first)
+        changed = frozenset(part for part, count in counters.items()
+                            if taken and count != taken.get(part, 0))
+        return counters, float(first) if first else None, changed
+
+    def take(self):
+        """The leader reads the changes now: the next ones start anew."""
+        self._backend.delete(self._first)
+
+
+class TurnedAway:
+    """Requests Nova placed nowhere, in a ring as ProjectRequests has.
+
+    Each slot holds one failure as JSON: [flavor id, flavor name, project
+    id or null, time]. The leader adds them up (worker/demand.py); a
+    leader that falls more than SLOTS behind counts the rest as lost.
+    """
+
+    SLOTS = 4096
+
+    def __init__(self, backend, key):
+        self._backend = backend
+        self._key = key
+        self._counter = key(pub.TURNED_AWAY_NAME + '/count')
+
+    def _slot(self, number):
+        return self._key('%s/slot/%d' % (pub.TURNED_AWAY_NAME,
+                                         number % self.SLOTS))
+
+    def note(self, flavor_id, flavor_name, project_id, now, ttl):
+        number = self._backend.incr(self._counter, 0)
+        self._backend.set_many({self._slot(number): json.dumps(
+            [flavor_id, flavor_name, project_id, now]).encode()}, ttl)
+
+    def since(self, seen):
+        """(newest number, [failures after seen], failures lost)."""
+        raw = self._backend.get(self._counter)
+        newest = int(raw) if raw is not None else 0
+        if seen is None or newest < seen:
+            # Never read, or the counter was lost: from what the ring has.
+            seen = max(0, newest - self.SLOTS)
+        first = max(seen + 1, newest - self.SLOTS + 1)
+        lost = first - seen - 1
+        keys = [self._slot(number) for number in range(first, newest + 1)]
+        found = self._backend.get_many(keys)
+        failures = []
+        for key in keys:
+            value = found.get(key)
+            if value is None:
+                lost += 1
+                continue
+            failures.append(json.loads(value))
+        return newest, failures, lost

@@ -106,6 +106,9 @@ class Publisher:
             backend, self.reader.key)
         self.project_requests = mailboxes.ProjectRequests(
             backend, self.reader.key)
+        #: What the workers heard of Nova's notifications.
+        self.changes = mailboxes.Changes(backend, self.reader.key)
+        self.turned_away = mailboxes.TurnedAway(backend, self.reader.key)
         self._ttl = ttl
         self._clock = clock
         # The publisher's view: the last two generations, newest last.
@@ -348,6 +351,12 @@ class Publisher:
     def write_status(self, status):
         self._backend.set_many(
             {self.reader.key(pub.STATUS_NAME): pub.encode(status)}, self._ttl)
+
+    def write_demand(self, demand):
+        """The leader's totals of the requests Nova placed nowhere."""
+        self._backend.set_many(
+            {self.reader.key(pub.DEMAND_NAME): pub.encode(demand)},
+            self._ttl)
 
     def write_project_status(self, status):
         self._backend.set_many(

@@ -138,6 +138,10 @@ class Reader:
         """The worker's status entry, or None."""
         return pub.decode(self._backend.get(self.key(pub.STATUS_NAME)))
 
+    def demand(self):
+        """The requests Nova placed nowhere, as the leader added them up."""
+        return pub.decode(self._backend.get(self.key(pub.DEMAND_NAME)))
+
     def project_status(self):
         """How the leading worker answers projects, or None."""
         return pub.decode(self._backend.get(

@@ -33,6 +33,7 @@ from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.worker import census
 from flavor_exporter.worker import nova
+from flavor_exporter.worker import nova_events
 from flavor_exporter.worker import placement_providers
 from flavor_exporter.worker import source
 
@@ -72,20 +73,39 @@ class PlacementSource(source.Source):
         self._last_reading = None
         self._lock = threading.Lock()
 
-    def collect(self, client):
-        """A model.Snapshot of the cloud; CloudError if any call fails."""
-        with self._lock:  # one collect at a time owns the cache
-            return self._collect(client)
+    def collect(self, client, scope=None):
+        """A model.Snapshot of the cloud; CloudError if any call fails.
 
-    def _collect(self, client):
+        scope: the parts Nova announced changes of (nova_events: usages,
+        services, aggregates, flavors), or None for all; the Nova
+        listings no part of scope can have changed are those of the
+        last collect. Placement is read every time: it announces nothing.
+        """
+        with self._lock:  # one collect at a time owns the cache
+            return self._collect(client, scope)
+
+    def _collect(self, client, scope):
         problems = []
         calls_before = client.call_count
         summaries, broken = placement_providers.list_providers(client)
-        hypervisors = client.get_all('compute', '/os-hypervisors/detail',
-                                     'hypervisors', HYPERVISOR_MICROVERSION)
-        flavors = self._list_flavors(client, problems)
-        services = census.list_compute_services(client)
-        aggregates = nova.list_aggregates(client)
+        caps = (self._conf.capacity.num_instances_filter
+                or self._conf.capacity.aggregate_num_instances_filter)
+        # running_vms for the instance caps; service states.
+        hypervisors = self._kept_or_read(
+            'hypervisors', scope, {nova_events.SERVICES} | (
+                {nova_events.USAGES} if caps else set()), problems,
+            lambda problems: client.get_all(
+                'compute', '/os-hypervisors/detail', 'hypervisors',
+                HYPERVISOR_MICROVERSION))
+        flavors = self._kept_or_read(
+            'flavors', scope, {nova_events.FLAVORS}, problems,
+            lambda problems: self._list_flavors(client, problems))
+        services = self._kept_or_read(
+            'services', scope, {nova_events.SERVICES}, problems,
+            lambda problems: census.list_compute_services(client))
+        aggregates = self._kept_or_read(
+            'aggregates', scope, {nova_events.AGGREGATES}, problems,
+            lambda problems: nova.list_aggregates(client))
 
         nodes, hosts, nameless = self._nodes(hypervisors, services,
                                              problems)
@@ -128,7 +148,12 @@ class PlacementSource(source.Source):
 
         self._place_in_aggregates(hosts, nodes, services, aggregates,
                                   problems)
-        self._add_gpu_pools(client, hosts, aggregates, problems)
+        pools = self._kept_or_read(
+            'gpu pools', scope, {nova_events.USAGES, nova_events.AGGREGATES},
+            problems, lambda problems: self._gpu_pools(client, hosts,
+                                                       aggregates, problems))
+        for host in hosts:
+            host.gpu_pools = list(pools.get(host.name, []))
 
         stats = dict(reading.stats,
                      api_calls=client.call_count - calls_before)
@@ -249,22 +274,21 @@ class PlacementSource(source.Source):
             hosts, aggregates, known,
             self._conf.capacity.default_availability_zone, problems)
 
-    def _add_gpu_pools(self, client, hosts, aggregates, problems):
-        """GPU host aggregates, for clouds not reporting PCI to Placement.
+    @staticmethod
+    def _gpu_pools(client, hosts, aggregates, problems):
+        """{host: [GpuPool]} of the GPU host aggregates.
 
-        Listing every server is the most expensive call of a refresh, so
-        it is made only when some host of the snapshot is in a usable GPU
-        aggregate.
+        For clouds not reporting PCI to Placement. Listing every server is
+        the most expensive call of a refresh, so it is made only when some
+        host of the snapshot is in a usable GPU aggregate.
         """
         scratch = []
         pools = nova.gpu_pools_by_host(aggregates, scratch)
         if not any(host.name in pools for host in hosts):
             problems.extend(scratch)
-            return
+            return {}
         # Usage is keyed by alias name and pools by gpu_type: a flavor's
         # alias name is its GPU type, as the predecessor matched them.
         used = nova.gpu_usage_by_host(client, problems)
-        pools = nova.gpu_pools_by_host(aggregates, problems,
-                                       used_by_host=used)
-        for host in hosts:
-            host.gpu_pools = list(pools.get(host.name, []))
+        return nova.gpu_pools_by_host(aggregates, problems,
+                                      used_by_host=used)

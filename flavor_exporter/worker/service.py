@@ -28,6 +28,7 @@ credentials. Each check also looks for data the cache lost (a memcached
 server restarted, or left or joined the ring) and publishes it again.
 """
 
+import threading
 import time
 
 from oslo_log import log
@@ -39,6 +40,7 @@ from flavor_exporter.common import one_process
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
+from flavor_exporter.worker import demand
 from flavor_exporter.worker import leadership
 from flavor_exporter.worker import projects
 from flavor_exporter.worker import refresh
@@ -78,6 +80,12 @@ class WorkerService(service.Service):
         self._next_request = 0
         # [worker] initial_delay: no refresh before, unless asked.
         self._not_before = 0
+        # Nova's notifications ([openstack] notification_transport_url).
+        self.listener = None
+        self.demand = None
+        self._changes_taken = {}
+        # The timers refresh one at a time.
+        self._refreshing = threading.Lock()
 
     def start(self):
         super().start()
@@ -102,8 +110,26 @@ class WorkerService(service.Service):
         # not hold the refreshes.
         self.tg.add_dynamic_timer_args(self.project_tick,
                                        stop_on_exception=False)
+        url = self._conf[self.cloud.group].notification_transport_url
+        if url:
+            self._listen(url)
+
+    def _listen(self, url):
+        # Imported here: a worker without a bus needs no oslo.messaging.
+        from flavor_exporter.worker import notifications
+        self.demand = demand.Demand(self._publisher, self.cloud.log_prefix)
+        self.listener = notifications.Listener(
+            self._conf, url, self._publisher, self.cloud.log_prefix)
+        self.listener.start()
+        LOG.info('%sListening to Nova\'s notifications (pool %s): changes '
+                 'are published within seconds', self.cloud.log_prefix,
+                 self._conf.notifications.pool)
+        self.tg.add_dynamic_timer_args(self.change_tick,
+                                       stop_on_exception=False)
 
     def stop(self, graceful=False):
+        if self.listener is not None:
+            self.listener.stop()
         if self.leadership is not None:
             self.leadership.stop()
         if self.projects is not None:
@@ -120,6 +146,49 @@ class WorkerService(service.Service):
             LOG.error('%sAnswering projects failed, trying again: %s',
                       self.cloud.log_prefix, failures.explain(exc))
         return self._conf.projects.poll_interval
+
+    def change_tick(self):
+        """Refresh what Nova announced, when leading; seconds to wait.
+
+        The first change waits [notifications] settle seconds for the rest
+        of its burst; what comes during the refresh is the next one's.
+        """
+        interval = self._conf.notifications.check_interval
+        try:
+            if self._leads:
+                self.demand.safe_update()
+                self._refresh_changes()
+            else:
+                self.demand.forget()
+                self._changes_taken = {}
+        except Exception as exc:
+            LOG.debug('The failed change tick', exc_info=True)
+            LOG.error('%sRefreshing what Nova announced failed, trying '
+                      'again: %s', self.cloud.log_prefix,
+                      failures.explain(exc))
+        return interval
+
+    def _refresh_changes(self):
+        changes = self._publisher.changes
+        try:
+            counters, first, changed = changes.pending(self._changes_taken)
+        except cache.CacheError as exc:
+            LOG.debug('Changes unreadable: %s', exc)
+            return
+        if not self._changes_taken:
+            # The refresh that makes a leader reads everything anyway.
+            self._changes_taken = counters
+            return
+        if not changed:
+            return
+        if first is not None and (self._wall_clock() - first
+                                  < self._conf.notifications.settle):
+            return
+        changes.take()
+        self._changes_taken = counters
+        LOG.info('%sNova announced changes of %s; refreshing',
+                 self.cloud.log_prefix, ', '.join(sorted(changed)))
+        self._refresh(scope=changed)
 
     def tick(self):
         """Refresh when leading and due; seconds until the next tick."""
@@ -177,9 +246,11 @@ class WorkerService(service.Service):
             # joining the ring, readers find every part again.
             self.refresher.ensure_published()
 
-    def _refresh(self):
-        if self.refresher.refresh(record_failure=self.leadership.certain):
-            self.projects.after_refresh()
+    def _refresh(self, scope=None):
+        with self._refreshing:
+            if self.refresher.refresh(record_failure=self.leadership.certain,
+                                      scope=scope):
+                self.projects.after_refresh()
 
     def _until_next(self, interval):
         return max(0, min(interval, self._next_refresh - self._clock()))

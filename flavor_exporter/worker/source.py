@@ -43,10 +43,33 @@ class Source:
         self.last_stats = {}
         self._flavor_access = None
         self._notices = notices.Notices(LOG, log_prefix)
+        # What each listing gave last, for a collect whose scope leaves it
+        # out: {name: (value, problem lines)}.
+        self._kept = {}
 
-    def collect(self, client):
-        """A model.Snapshot of the cloud; CloudError if a call fails."""
+    def collect(self, client, scope=None):
+        """A model.Snapshot of the cloud; CloudError if a call fails.
+
+        scope: the parts of the cloud Nova announced changes of
+        (nova_events), None for all. A source may read only those again.
+        """
         raise NotImplementedError
+
+    def _kept_or_read(self, name, scope, parts, problems, read):
+        """read(problems) now, or its last answer when no part changed.
+
+        parts: the parts of the cloud (nova_events) that change what read
+        returns. The problem lines of a kept answer are said again.
+        """
+        if scope is not None and not scope & parts and name in self._kept:
+            value, said = self._kept[name]
+            problems.extend(said)
+            return value
+        said = []
+        value = read(said)
+        problems.extend(said)
+        self._kept[name] = (value, said)
+        return value
 
     def _list_flavors(self, client, problems):
         """nova.list_flavors, with access lists kept between refreshes."""

@@ -128,7 +128,7 @@ class TestTick(TickTestCase):
         self.now += 60
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with(
-            record_failure=True)
+            record_failure=True, scope=None)
         self.now += 50
         self.worker.tick()
         self.assertEqual(1, self.worker.refresher.refresh.call_count)
@@ -137,14 +137,14 @@ class TestTick(TickTestCase):
         self.worker.leadership.leading = True
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with(
-            record_failure=True)
+            record_failure=True, scope=None)
 
     def test_failures_of_a_leader_by_assumption_are_not_recorded(self):
         self.worker.leadership.leading = True
         self.worker.leadership.certain = False  # no coordination backend
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with(
-            record_failure=False)
+            record_failure=False, scope=None)
 
     def test_a_failed_tick_is_one_line_and_the_timer_lives_on(self):
         self.worker.leadership.leads = mock.Mock(
@@ -202,7 +202,7 @@ class TestRefreshRequests(TickTestCase):
         self.ask()
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with(
-            record_failure=True)
+            record_failure=True, scope=None)
         self.assertIsNone(self.worker._publisher.refresh_requests.pending())
         self.now += 5
         self.worker.tick()
@@ -248,7 +248,7 @@ class TestRefreshRequests(TickTestCase):
         self.ask()
         self.now += 5
         worker.tick()
-        worker.refresher.refresh.assert_called_once_with(record_failure=True)
+        worker.refresher.refresh.assert_called_once_with(record_failure=True, scope=None)
 
     def test_parts_missing_from_the_current_generation(self):
         pointer = self.worker._publisher.publish({'a': b'1'}, {}, T0)
