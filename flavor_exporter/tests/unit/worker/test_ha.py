@@ -248,7 +248,8 @@ class TestRefreshRequests(TickTestCase):
         self.ask()
         self.now += 5
         worker.tick()
-        worker.refresher.refresh.assert_called_once_with(record_failure=True, scope=None)
+        worker.refresher.refresh.assert_called_once_with(
+            record_failure=True, scope=None)
 
     def test_parts_missing_from_the_current_generation(self):
         pointer = self.worker._publisher.publish({'a': b'1'}, {}, T0)
