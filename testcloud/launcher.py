@@ -68,8 +68,13 @@ class TestCloud(fixtures.Fixture):
 
     def __init__(self, scenario, keystone=False, cloud_name='testcloud',
                  python=None, timeout=START_TIMEOUT, rootdir=None,
-                 release=None):
+                 release=None, notification_url=None,
+                 notification_format='both'):
         super().__init__()
+        #: A message bus for Nova's notifications (loopback's
+        #: RabbitMQFixture url), and nova.conf's notification_format.
+        self.notification_url = notification_url
+        self.notification_format = notification_format
         self.scenario = scenario
         self.release = release
         self.scenario_path = scenario_mod.path_of(scenario)
@@ -112,6 +117,9 @@ class TestCloud(fixtures.Fixture):
                 '--parent-pid', str(os.getpid())]
         if keystone_file:
             argv += ['--keystone-file', keystone_file]
+        if self.notification_url:
+            argv += ['--notification-url', self.notification_url,
+                     '--notification-format', self.notification_format]
         self.process = process.ServerProcess(
             'cloud', argv, self.workdir, ready_file, env=self._env())
         self.addCleanup(self.process.stop)

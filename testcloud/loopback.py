@@ -10,16 +10,18 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Servers on free loopback ports: a port finder, a port waiter, memcached.
+"""Servers on free loopback ports: a port finder, a port waiter,
+memcached and RabbitMQ.
 
 Used by flavor-exporter's functional tests and by tools/bench, which both
-need a real memcached that nobody else talks to.
+need a real memcached (and a real message bus) that nobody else talks to.
 """
 
 import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 
 import fixtures
@@ -108,3 +110,92 @@ class MemcachedFixture(fixtures.Fixture):
         """A new memcached on the same port, empty like after a reboot."""
         self.stop()
         self.start()
+
+
+# Where Debian's rabbitmq-server package puts the server itself (the
+# /usr/sbin wrapper would switch to the rabbitmq user and its node).
+RABBITMQ_SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server'
+
+
+class RabbitMQFixture(fixtures.Fixture):
+    """A RabbitMQ node of its own (Debian's rabbitmq-server) for one test.
+
+    Its own Erlang node name, ports, data and logs under a temporary
+    directory, listening on 127.0.0.1 only; the guest user, which
+    RabbitMQ allows on loopback. stop() and start() keep its port, as a
+    bus that goes away and comes back does.
+    """
+
+    def __init__(self, timeout=60):
+        super().__init__()
+        self._timeout = timeout
+        self.process = None
+        self.port = None
+
+    @property
+    def url(self):
+        """An oslo.messaging transport URL of it."""
+        return 'rabbit://guest:guest@127.0.0.1:%d/' % self.port
+
+    def _setUp(self):
+        if not os.access(RABBITMQ_SERVER, os.X_OK):
+            raise RuntimeError('RabbitMQ is not installed (bindep.txt; '
+                               'apt-get install rabbitmq-server)')
+        self.port = free_port()
+        self._dir = self.useFixture(fixtures.TempDir()).path
+        self.addCleanup(self.stop)
+        self.start()
+
+    def _environment(self):
+        base = self._dir
+        with open(os.path.join(base, 'enabled_plugins'), 'w') as f:
+            f.write('[].\n')
+        with open(os.path.join(base, 'rabbitmq.conf'), 'w') as f:
+            f.write('listeners.tcp.default = 127.0.0.1:%d\n' % self.port)
+        env = dict(os.environ)
+        env.update({
+            # Its own Erlang cookie and node: no other RabbitMQ is touched.
+            'HOME': base,
+            'RABBITMQ_NODENAME': 'fe%d@localhost' % self.port,
+            'RABBITMQ_NODE_PORT': str(self.port),
+            'RABBITMQ_NODE_IP_ADDRESS': '127.0.0.1',
+            'RABBITMQ_DIST_PORT': str(free_port()),
+            'RABBITMQ_MNESIA_BASE': os.path.join(base, 'mnesia'),
+            'RABBITMQ_LOG_BASE': os.path.join(base, 'log'),
+            'RABBITMQ_ENABLED_PLUGINS_FILE': os.path.join(
+                base, 'enabled_plugins'),
+            'RABBITMQ_CONFIG_FILE': os.path.join(base, 'rabbitmq'),
+            'RABBITMQ_PID_FILE': os.path.join(base, 'pid'),
+            'RABBITMQ_LOGS': os.path.join(base, 'rabbit.log'),
+        })
+        return env
+
+    def start(self):
+        self._log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [RABBITMQ_SERVER], env=self._environment(), cwd=self._dir,
+            stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        try:
+            wait_for_port(self.port, timeout=self._timeout,
+                          process=self.process)
+        except RuntimeError:
+            self._log.seek(0)
+            raise RuntimeError('RabbitMQ did not start: %s' % (
+                self._log.read()[-2000:].decode(errors='replace')))
+
+    def stop(self):
+        """Stop the node (and its Erlang runtime); the port stays."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, 15)
+        except ProcessLookupError:
+            pass
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, 9)
+            self.process.wait(10)
+        self.process = None
+        self._log.close()

@@ -123,9 +123,11 @@ def _api_paste_config():
 class NovaCloud(object):
     """A running Nova + Placement cloud shaped by a scenario."""
 
-    def __init__(self, scenario, log_level='INFO'):
+    def __init__(self, scenario, log_level='INFO', notifications=None):
+        """notifications: (bus URL, notification_format), or None."""
         self.scenario = scenario
         self.log_level = log_level
+        self.notifications = notifications
         self.computes = {}
         self.stopped = set()
         self.flavor_ids = {}
@@ -154,6 +156,9 @@ class NovaCloud(object):
         self.placement = case.useFixture(func_fixtures.PlacementFixture())
         case.useFixture(nova_fixtures.AllServicesCurrent())
         case.useFixture(nova_fixtures.NotificationFixture(case))
+        if self.notifications:
+            # Before any service starts: each keeps the notifier it finds.
+            self._send_notifications(*self.notifications)
         api_fixture = case.useFixture(nova_fixtures.OSAPIFixture(
             api_version='v2.1'))
         case.useFixture(fixtures.MonkeyPatch(
@@ -196,6 +201,35 @@ class NovaCloud(object):
             group = None if group == 'DEFAULT' else group
             for name, value in options.items():
                 case.flags(**{name: value, 'group': group})
+
+    def _send_notifications(self, url, notification_format='both'):
+        """Send Nova's notifications to the message bus at url.
+
+        As a deployer's nova.conf does ([oslo_messaging_notifications]
+        transport_url and driver = messagingv2, [notifications]
+        notification_format): the legacy ones on topic "notifications",
+        the versioned ones on "versioned_notifications", both in the
+        "nova" exchange. Nova's fixtures capture them in memory otherwise.
+        """
+        from nova import rpc
+        import oslo_messaging
+
+        # Nova's own default (nova.rpc.set_defaults), read when the
+        # transport is made.
+        CONF.set_override('control_exchange', 'nova')
+        transport = oslo_messaging.get_notification_transport(CONF, url=url)
+        serializer = rpc.RequestContextSerializer(
+            rpc.JsonPayloadSerializer())
+        for name, topic, wanted in (
+                ('LEGACY_NOTIFIER', 'notifications', ('both', 'unversioned')),
+                ('NOTIFIER', 'versioned_notifications',
+                 ('both', 'versioned'))):
+            self._case.stub_out('nova.rpc.' + name, oslo_messaging.Notifier(
+                transport, serializer=serializer,
+                driver='messagingv2' if notification_format in wanted
+                else 'noop', topics=[topic]))
+        self._case.flags(notification_format=notification_format,
+                         group='notifications')
 
     def use_keystone_limits(self, keystone, endpoint_id):
         """Let Nova's unified limits driver read Keystone's limits.

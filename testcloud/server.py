@@ -117,6 +117,13 @@ def parse_args(argv):
     parser.add_argument('--keystone-file',
                         help="Keystone's ready file: put Nova and Placement "
                              "behind keystonemiddleware against it")
+    parser.add_argument('--notification-url',
+                        help="send Nova's notifications to this bus "
+                             "(an oslo.messaging transport URL)")
+    parser.add_argument('--notification-format', default='both',
+                        choices=['both', 'versioned', 'unversioned'],
+                        help="nova.conf's [notifications] "
+                             "notification_format with --notification-url")
     parser.add_argument('--parent-pid', type=int, default=0,
                         help='exit when this process (test runner) is gone')
     parser.add_argument('--log-level', default=os.environ.get(
@@ -156,8 +163,10 @@ def run(args):
             keystone = json.load(f)
 
     fake_messaging.install()
-    cloud = nova_cloud.NovaCloud(scenario.load(args.scenario),
-                                 log_level=args.log_level.upper())
+    cloud = nova_cloud.NovaCloud(
+        scenario.load(args.scenario), log_level=args.log_level.upper(),
+        notifications=args.notification_url and (
+            args.notification_url, args.notification_format))
     cloud.start()
 
     compute_app = cloud.compute_app

@@ -220,7 +220,14 @@ class TurnedAway:
         return self._key('%s/slot/%d' % (pub.TURNED_AWAY_NAME,
                                          number % self.SLOTS))
 
-    def note(self, flavor_id, flavor_name, project_id, now, ttl):
+    def note(self, flavor_id, flavor_name, project_id, now, ttl,
+             once=None):
+        """One failure; once: a key that notes it only the first time."""
+        if once is not None and not self._backend.add(
+                self._key('%s/once/%s' % (pub.TURNED_AWAY_NAME,
+                                          pub.identity(once.encode()))),
+                b'1', ttl):
+            return
         number = self._backend.incr(self._counter, 0)
         self._backend.set_many({self._slot(number): json.dumps(
             [flavor_id, flavor_name, project_id, now]).encode()}, ttl)

@@ -55,7 +55,7 @@ class Endpoint:
         #: Events read, for /v3/status and the tests.
         self.heard = 0
 
-    def _note(self, event_type, payload):
+    def _note(self, ctxt, event_type, payload):
         try:
             event = nova_events.read(event_type, payload)
         except Exception as exc:  # a malformed payload: drop it
@@ -68,9 +68,12 @@ class Endpoint:
         now = self._clock()
         try:
             if event.turned_away:
-                flavor_id, name, project_id = event.turned_away
-                self._publisher.turned_away.note(flavor_id, name,
-                                                 project_id, now, NOTED_TTL)
+                flavor_id, name, project_id, instance = event.turned_away
+                # With notification_format = both Nova says it twice, in
+                # each format, within one request: counted once.
+                once = '%s/%s' % ((ctxt or {}).get('request_id'), instance)
+                self._publisher.turned_away.note(
+                    flavor_id, name, project_id, now, NOTED_TTL, once=once)
             self._publisher.changes.note(event.reads, now, NOTED_TTL)
         except cache.CacheError as exc:
             # The next refresh reads the change anyway; a failure is lost.
@@ -83,10 +86,10 @@ class Endpoint:
         return None
 
     def info(self, ctxt, publisher_id, event_type, payload, metadata):
-        return self._note(event_type, payload)
+        return self._note(ctxt, event_type, payload)
 
     def error(self, ctxt, publisher_id, event_type, payload, metadata):
-        return self._note(event_type, payload)
+        return self._note(ctxt, event_type, payload)
 
 
 class _OnceUntilBack(logging.Filter):

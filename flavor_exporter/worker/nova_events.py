@@ -71,7 +71,7 @@ class Event:
     event_type: str
     reads: frozenset = frozenset()  # USAGES, SERVICES, AGGREGATES, FLAVORS
     #: A request Nova could place nowhere: (flavor id, flavor name,
-    #: project id or None), else None.
+    #: project id or None, instance uuid or None), else None.
     turned_away: tuple | None = None
 
 
@@ -84,7 +84,7 @@ def _data(payload):
 
 
 def _turned_away(event_type, payload):
-    """(flavor id, name, project) of a NoValidHost failure, or None."""
+    """(flavor id, name, project, instance) of a NoValidHost failure."""
     data = _data(payload)
     if event_type in _TASK_ERRORS:
         reason = _data(data.get('reason'))
@@ -93,10 +93,11 @@ def _turned_away(event_type, payload):
         spec = _data(data.get('request_spec'))
         flavor = _data(spec.get('flavor'))
         project = spec.get('project_id')
+        instance = data.get('instance_uuid')
     else:
         # Legacy: the reason is the exception's text, the request spec a
         # dict with the flavor as instance_type.
-        if 'No valid host' not in str(data.get('reason')):
+        if NO_VALID_HOST not in str(data.get('reason')):
             return None
         spec = data.get('request_spec') or {}
         flavor = _data(spec.get('instance_type')) if isinstance(
@@ -104,11 +105,13 @@ def _turned_away(event_type, payload):
         properties = data.get('instance_properties') or {}
         project = (properties.get('project_id')
                    if isinstance(properties, dict) else None)
+        instance = data.get('instance_id')
     flavor_id = flavor.get('flavorid')
     if not flavor_id:
         return None
     return (str(flavor_id), str(flavor.get('name') or flavor_id),
-            str(project) if project else None)
+            str(project) if project else None,
+            str(instance) if instance else None)
 
 
 def read(event_type, payload):
