@@ -208,12 +208,13 @@ class TestGpuAggregates(PlacementSourceFunctionalTest):
              ('v100-2', 'az-v100', [model.GpuPool('V100', 2)])],
             sorted((h.name, h.availability_zone, h.gpu_pools)
                    for h in snapshot.hosts))
-        # Three roots, no device providers; the servers listing is made.
-        self.assertEqual(PLACEMENT_CALLS + 3 + NOVA_CALLS + 1,
+        # Three roots, no device providers; the servers listings are
+        # made (those running, those SOFT_DELETED).
+        self.assertEqual(PLACEMENT_CALLS + 3 + NOVA_CALLS + 2,
                          snapshot.api_calls)
-        self.assertEqual(1, client.calls['compute'] - NOVA_CALLS)
+        self.assertEqual(2, client.calls['compute'] - NOVA_CALLS)
         # Server usage has no generation: listed on every refresh.
-        self.assertEqual(PLACEMENT_CALLS + NOVA_CALLS + 1,
+        self.assertEqual(PLACEMENT_CALLS + NOVA_CALLS + 2,
                          self.collect(source, client).api_calls)
 
 
