@@ -108,14 +108,18 @@ def _turned_away(event_type, payload):
         instance = data.get('instance_id')
     flavor_id = flavor.get('flavorid')
     if not flavor_id:
-        return None
+        raise ValueError('a NoValidHost failure without its flavor')
     return (str(flavor_id), str(flavor.get('name') or flavor_id),
             str(project) if project else None,
             str(instance) if instance else None)
 
 
 def read(event_type, payload):
-    """The Event of one notification, or None when it changes nothing."""
+    """The Event of one notification, or None when it changes nothing.
+
+    ValueError when it should say something it does not (a scheduling
+    failure without its flavor).
+    """
     if not isinstance(event_type, str):
         return None
     name = event_type[len('compute.'):] if event_type.startswith(

@@ -82,6 +82,42 @@ def live_gauges(view, status):
     return lines
 
 
+def _label(value):
+    """A label value, escaped as the text format wants it."""
+    return str(value).replace('\\', '\\\\').replace('"', '\\"').replace(
+        '\n', '\\n')
+
+
+def demand_counters(demand):
+    """Prometheus text lines of the requests Nova placed nowhere.
+
+    demand: the leading worker's totals (worker/demand.py), or None.
+    """
+    flavors = (demand or {}).get(pub.DEMAND_FLAVORS) or {}
+    if not flavors:
+        return []
+    name = 'flavor_exporter_scheduling_failures_total'
+    lines = ['# HELP %s Boots Nova placed nowhere (NoValidHost), by '
+             'flavor, heard since the counting began.' % name,
+             '# TYPE %s counter' % name]
+    by_project = []
+    for flavor_id, entry in sorted(flavors.items()):
+        labels = 'flavor_id="%s",flavor="%s"' % (_label(flavor_id),
+                                                 _label(entry[pub.NAME]))
+        lines.append('%s{%s} %d' % (name, labels, entry[pub.TURNED_AWAY]))
+        for project_id, count in sorted(entry[pub.PROJECTS].items()):
+            by_project.append(
+                'flavor_exporter_scheduling_failures_by_project_total'
+                '{%s,project_id="%s"} %d' % (labels, _label(project_id),
+                                             count))
+    if by_project:
+        name = 'flavor_exporter_scheduling_failures_by_project_total'
+        lines += ['# HELP %s Boots Nova placed nowhere, by flavor and '
+                  'project.' % name, '# TYPE %s counter' % name]
+        lines += by_project
+    return lines
+
+
 def labelled(text, cloud):
     """{family name: [header lines, samples]} of text, cloud labelled.
 
@@ -137,7 +173,7 @@ def exposition(data):
         texts.append(_published_gauges(data, name, view))
         live = '\n'.join(live_gauges(
             view if view.generation is not None else None,
-            data.status(name)))
+            data.status(name)) + demand_counters(data.demand(name)))
         texts.append(labelled(live.encode('utf-8'), name))
     return merged(texts)
 

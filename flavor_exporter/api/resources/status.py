@@ -53,7 +53,29 @@ def show_status(request):
         'problem': problem,
         'refresh': refresh,
         'projects': data.project_status(request.cloud),
+        'demand': _demand(data.demand(request.cloud),
+                          request.caller.may(policies.HOSTS)),
     })
+
+
+def _demand(demand, with_projects):
+    """The requests Nova placed nowhere, by flavor.
+
+    Their projects for those who may see hosts (an operator), counts for
+    others.
+    """
+    if not demand:
+        return None
+    flavors = {}
+    for flavor_id, entry in demand.get(pub.DEMAND_FLAVORS, {}).items():
+        shown = {pub.NAME: entry[pub.NAME],
+                 pub.TURNED_AWAY: entry[pub.TURNED_AWAY],
+                 pub.LAST_AT: entry[pub.LAST_AT]}
+        if with_projects:
+            shown[pub.PROJECTS] = entry[pub.PROJECTS]
+        flavors[flavor_id] = shown
+    return {pub.DEMAND_FLAVORS: flavors,
+            pub.TURNED_AWAY_LOST: demand.get(pub.TURNED_AWAY_LOST, 0)}
 
 
 def list_clouds(request):

@@ -253,11 +253,21 @@ class TestUnreadableHosts(PolicyTestCase):
         self.api = webtest.TestApp(dispatch.Dispatcher(
             app.make_published(self.conf, self.backend), {}, None,
             policy.make_enforcer(self.conf)))
-        refresh = self.get('/v3/status', MEMBER).json['refresh']
+        self.store.write_demand({pub.TURNED_AWAY_LOST: 0,
+                                 pub.DEMAND_FLAVORS: {'f1': {
+                                     pub.NAME: 'g', pub.TURNED_AWAY: 2,
+                                     pub.LAST_AT: None,
+                                     pub.PROJECTS: {'p1': 2}}}})
+        status = self.get('/v3/status', MEMBER).json
+        refresh = status['refresh']
         self.assertNotIn('unreadable_hosts', refresh)
         self.assertEqual(1, refresh['unreadable_host_count'])
-        self.assertEqual(self.names, self.get(
-            '/v3/status', SYSTEM_READER).json['refresh']['unreadable_hosts'])
+        # Which projects Nova turned away: the same readers only.
+        self.assertNotIn('projects', status['demand']['flavors']['f1'])
+        status = self.get('/v3/status', SYSTEM_READER).json
+        self.assertEqual(self.names, status['refresh']['unreadable_hosts'])
+        self.assertEqual({'p1': 2},
+                         status['demand']['flavors']['f1']['projects'])
 
 
 class TestRememberedDecisions(test_base.TestCase):

@@ -17,6 +17,7 @@ import dataclasses
 import datetime
 import json
 
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
 
@@ -332,6 +333,30 @@ class TestStatus(base.ApiTestCase):
         self.assertEqual(300, body['stale_after_seconds'])
         self.assertIsNone(body['problem'])
         self.assertEqual(sample.status(), body['refresh'])
+
+    def test_demand_turned_away(self):
+        self.publish()
+        self.store.write_demand({
+            pub.TURNED_AWAY_SEEN: 3, pub.TURNED_AWAY_LOST: 1,
+            pub.DEMAND_FLAVORS: {'f1': {
+                pub.NAME: 'g."large"', pub.TURNED_AWAY: 3,
+                pub.LAST_AT: '2026-12-03T10:00:00Z',
+                pub.PROJECTS: {'p1': 2, 'p2': 1}}}})
+        demand = self.app.get('/v3/status').json['demand']
+        # Without authentication every caller may see hosts, so projects.
+        self.assertEqual({'flavors': {'f1': {
+            'name': 'g."large"', 'turned_away': 3,
+            'last_at': '2026-12-03T10:00:00Z',
+            'projects': {'p1': 2, 'p2': 1}}}, 'lost': 1}, demand)
+        metrics = self.app.get('/metrics').text
+        self.assertIn('flavor_exporter_scheduling_failures_total{'
+                      'cloud="default",flavor_id="f1",flavor="g.\\"large'
+                      '\\""} 3', metrics)
+        self.assertIn('flavor_exporter_scheduling_failures_by_project_total'
+                      '{cloud="default",flavor_id="f1",flavor="g.\\"large'
+                      '\\"",project_id="p2"} 1', metrics)
+        self.assertIn('# TYPE flavor_exporter_scheduling_failures_total '
+                      'counter', metrics)
 
     def test_status_while_cold(self):
         self.store.write_status(sample.status(

@@ -155,6 +155,39 @@ class TestTick(TickTestCase):
         self.assertIn("KeyError: 'member'", error.call_args[0][3])
 
 
+class TestChangeTick(TickTestCase):
+    """What Nova announced, refreshed by the leader after settling."""
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='notifications', settle=1.0, check_interval=0.5)
+        self.worker.demand = mock.Mock()
+        self.worker.projects = mock.Mock()
+        self.changes = self.worker._publisher.changes
+
+    def test_a_burst_is_one_refresh_of_what_changed(self):
+        self.worker._leads = True
+        self.assertEqual(0.5, self.worker.change_tick())  # takes counters
+        self.changes.note(['usages'], self.wall, 60)
+        self.changes.note(['usages', 'flavors'], self.wall + 0.2, 60)
+        self.wall += 0.5
+        self.worker.change_tick()
+        self.worker.refresher.refresh.assert_not_called()  # settling
+        self.wall += 0.6
+        self.worker.change_tick()
+        self.worker.refresher.refresh.assert_called_once_with(
+            record_failure=True, scope=frozenset(('usages', 'flavors')))
+        self.worker.change_tick()
+        self.assertEqual(1, self.worker.refresher.refresh.call_count)
+        self.worker.demand.safe_update.assert_called()
+
+    def test_followers_leave_changes_to_the_leader(self):
+        self.changes.note(['services'], self.wall, 60)
+        self.worker.change_tick()
+        self.worker.refresher.refresh.assert_not_called()
+        self.worker.demand.forget.assert_called_once_with()
+
+
 class TestProjectTick(TickTestCase):
     """Projects are answered on a timer of their own, beside refreshes."""
 

@@ -406,6 +406,30 @@ class TestTrees(PlacementSourceTestCase):
                                             in self.client.requests
                                             if service == 'placement'})
 
+    def test_a_notified_collect_reads_what_changed(self):
+        first = self.collect()
+        for scope, read in (
+                ({'flavors'}, {'/flavors/detail'}),
+                ({'services'}, {'/os-services', '/os-hypervisors/detail'}),
+                ({'aggregates'}, {'/os-aggregates'}),
+                ({'usages'}, set())):
+            start = self.client.call_count
+            snapshot = self.source.collect(self.client, frozenset(scope))
+            nova = {p for p in self.client.paths(start)
+                    if not p.startswith(('/allocation_candidates',
+                                         '/resource_providers'))}
+            self.assertEqual(read, nova, scope)
+            # Placement announces nothing: read every time.
+            self.assertIn('/allocation_candidates',
+                          self.client.paths(start))
+            self.assertEqual(
+                [(h.name, h.enabled, h.availability_zone) for h in
+                 first.hosts],
+                [(h.name, h.enabled, h.availability_zone) for h in
+                 snapshot.hosts])
+            self.assertEqual([f.id for f in first.flavors],
+                             [f.id for f in snapshot.flavors])
+
     def test_second_collect_reuses_unchanged_providers(self):
         first = self.collect()
         start = self.client.call_count
