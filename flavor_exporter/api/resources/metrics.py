@@ -102,8 +102,8 @@ def demand_counters(demand):
              '# TYPE %s counter' % name]
     by_project = []
     for flavor_id, entry in sorted(flavors.items()):
-        labels = 'flavor_id="%s",flavor="%s"' % (_label(flavor_id),
-                                                 _label(entry[pub.NAME]))
+        labels = 'flavor_id="%s",flavor_name="%s"' % (
+            _label(flavor_id), _label(entry[pub.NAME]))
         lines.append('%s{%s} %d' % (name, labels, entry[pub.TURNED_AWAY]))
         for project_id, count in sorted(entry[pub.PROJECTS].items()):
             by_project.append(

@@ -350,10 +350,10 @@ class TestStatus(base.ApiTestCase):
             'projects': {'p1': 2, 'p2': 1}}}, 'lost': 1}, demand)
         metrics = self.app.get('/metrics').text
         self.assertIn('flavor_exporter_scheduling_failures_total{'
-                      'cloud="default",flavor_id="f1",flavor="g.\\"large'
+                      'cloud="default",flavor_id="f1",flavor_name="g.\\"large'
                       '\\""} 3', metrics)
         self.assertIn('flavor_exporter_scheduling_failures_by_project_total'
-                      '{cloud="default",flavor_id="f1",flavor="g.\\"large'
+                      '{cloud="default",flavor_id="f1",flavor_name="g.\\"large'
                       '\\"",project_id="p2"} 1', metrics)
         self.assertIn('# TYPE flavor_exporter_scheduling_failures_total '
                       'counter', metrics)
