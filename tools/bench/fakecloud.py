@@ -27,7 +27,8 @@ Answers take well under a millisecond of this server's time, so what is
 measured is the client. ``POST /_fake/churn`` changes usages and some
 generations as a busy cloud would between two refreshes; ``GET
 /_fake/stats`` counts the requests by route (and the CPU time the fake
-spent) since ``POST /_fake/reset-stats``.
+spent) since ``POST /_fake/reset-stats``. ``POST /_fake/boot`` takes a
+server's resources on the next host with room and names it.
 
 Only what the worker uses is implemented; anything else answers 404 (or
 400 for an unsupported query), which a benchmark notices.
@@ -50,7 +51,8 @@ PLACEMENT = '/placement'
 COMPUTE_MAX = '2.96'
 PLACEMENT_MAX = '1.39'
 REASONS = {200: 'OK', 400: 'Bad Request', 404: 'Not Found',
-           405: 'Method Not Allowed', 406: 'Not Acceptable'}
+           405: 'Method Not Allowed', 406: 'Not Acceptable',
+           409: 'Conflict'}
 
 
 def _version(text):
@@ -142,6 +144,10 @@ class FakeCloud:
             moved = self.cloud.churn()
             self._rendered.clear()
             return self._json({'generations_moved': len(moved)})
+        if method == 'POST' and name == 'boot':
+            host = self._boot_somewhere()
+            self._rendered.clear()
+            return self._json({'host': host.name, 'node': host.node})
         if method == 'GET' and name == 'stats':
             return self._json(dict(
                 self.stats, cpu_seconds=round(
@@ -151,6 +157,27 @@ class FakeCloud:
             self._cpu_since = time.process_time()
             return self._json({})
         raise HttpError(404, 'no control %s %s' % (method, name))
+
+    def _boot_somewhere(self):
+        """One server of 1 VCPU and 1 GB on the next host with room.
+
+        What a notification benchmark boots before it says so: the
+        usages of one root provider grow, nothing else changes.
+        """
+        hosts = self.cloud.hosts
+        for _ in range(len(hosts)):
+            self._next_boot = (getattr(self, '_next_boot', -1) + 1) % len(
+                hosts)
+            host = hosts[self._next_boot]
+            root = self.cloud.providers[host.uuid]
+            wanted = {'VCPU': 1, 'MEMORY_MB': 1024}
+            if all(root.usages.get(rc, 0) + amount
+                   <= synthetic_cloud.capacity(root.inventories[rc])
+                   for rc, amount in wanted.items()):
+                for rc, amount in wanted.items():
+                    root.usages[rc] = root.usages.get(rc, 0) + amount
+                return host
+        raise HttpError(409, 'no host has room')
 
     # -- Nova ---------------------------------------------------------------
 
