@@ -39,6 +39,14 @@ function configure_flavor_exporter {
     iniset "$FLAVOR_EXPORTER_CONF" openstack user_domain_id default
     iniset "$FLAVOR_EXPORTER_CONF" openstack project_domain_id default
     iniset "$FLAVOR_EXPORTER_CONF" openstack region_name "$REGION_NAME"
+    if [[ "$FLAVOR_EXPORTER_NOTIFICATIONS" == "True" ]] && \
+            is_service_enabled rabbit; then
+        # Nova's notification bus, as devstack gives it to Nova; Nova
+        # sends with the messagingv2 driver.
+        iniset "$FLAVOR_EXPORTER_CONF" openstack notification_transport_url \
+            "$(get_notification_url)"
+        iniset "$NOVA_CONF" oslo_messaging_notifications driver messagingv2
+    fi
 
     local alias
     while read -r alias; do
