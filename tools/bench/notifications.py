@@ -90,11 +90,19 @@ def _peak_rss_mb(pid):
 
 
 def _children(pid):
-    try:
-        with open('/proc/%d/task/%d/children' % (pid, pid)) as found:
-            return [int(child) for child in found.read().split()]
-    except OSError:
-        return []
+    """The processes whose parent is pid (oslo.service forks one)."""
+    found = []
+    for name in os.listdir('/proc'):
+        if name.isdigit():
+            try:
+                with open('/proc/%s/stat' % name) as stat:
+                    # pid (comm) state ppid ...: comm may hold spaces.
+                    fields = stat.read().rsplit(')', 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(name))
+    return found
 
 
 class Nova:
