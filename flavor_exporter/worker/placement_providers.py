@@ -40,6 +40,7 @@ they are when Placement is older than microversion 1.29.
 
 import collections
 import dataclasses
+import re
 
 from oslo_log import log
 from oslo_utils import uuidutils
@@ -218,9 +219,18 @@ class Summary:
         return '%s (%s)' % (self.name, self.uuid)
 
 
+# What oslo_utils.uuidutils.is_uuid_like accepts of Placement (which only
+# writes canonical lowercase UUIDs), without parsing each of the tens of
+# thousands a refresh lists: a third of a warm listing's time.
+_UUID = re.compile(r'[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
+                   r'[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}')
+
+
 def _uuid_or_none(value):
-    return value if isinstance(value, str) and uuidutils.is_uuid_like(
-        value) else None
+    if isinstance(value, str) and (_UUID.fullmatch(value)
+                                   or uuidutils.is_uuid_like(value)):
+        return value
+    return None
 
 
 def _summary(item):

@@ -71,6 +71,8 @@ class PlacementSource(source.Source):
     def __init__(self, conf, log_prefix=''):
         super().__init__(conf, log_prefix)
         self._last_reading = None
+        # The compute nodes of the last hypervisors read.
+        self._roots = None
         self._lock = threading.Lock()
 
     def collect(self, client, scope=None):
@@ -90,10 +92,16 @@ class PlacementSource(source.Source):
         summaries, broken = placement_providers.list_providers(client)
         caps = (self._conf.capacity.num_instances_filter
                 or self._conf.capacity.aggregate_num_instances_filter)
-        # running_vms for the instance caps; service states.
+        # The hypervisors say which compute node is which host: read again
+        # when the compute nodes (root providers) changed, or for the
+        # instance caps (running_vms) whenever usages are read; polls
+        # keep them too otherwise (the services list says their state).
+        roots = frozenset(uuid for uuid, summary in summaries.items()
+                          if summary.root_uuid == uuid)
         hypervisors = self._kept_or_read(
-            'hypervisors', scope, {nova_events.SERVICES} | (
-                {nova_events.USAGES} if caps else set()), problems,
+            'hypervisors', None if roots != self._roots or (
+                caps and scope is None) else scope or frozenset(),
+            {nova_events.USAGES} if caps else set(), problems,
             lambda problems: client.get_all(
                 'compute', '/os-hypervisors/detail', 'hypervisors',
                 HYPERVISOR_MICROVERSION))
@@ -155,6 +163,7 @@ class PlacementSource(source.Source):
         for host in hosts:
             host.gpu_pools = list(pools.get(host.name, []))
 
+        self._roots = roots
         stats = dict(reading.stats,
                      api_calls=client.call_count - calls_before)
         # What the next refresh needs; the providers are the snapshot's.

@@ -410,7 +410,7 @@ class TestTrees(PlacementSourceTestCase):
         first = self.collect()
         for scope, read in (
                 ({'flavors'}, {'/flavors/detail'}),
-                ({'services'}, {'/os-services', '/os-hypervisors/detail'}),
+                ({'services'}, {'/os-services'}),
                 ({'aggregates'}, {'/os-aggregates'}),
                 ({'usages'}, set())):
             start = self.client.call_count
@@ -436,8 +436,9 @@ class TestTrees(PlacementSourceTestCase):
         second = self.collect()
         # Inventories and traits are not read again; usages are, from the
         # allocation candidates (see
-        # test_usage_drop_without_generation_change).
-        self.assertEqual(1 + 1 + 4, second.api_calls)
+        # test_usage_drop_without_generation_change); the hypervisors
+        # are not listed again while the compute nodes stay the same.
+        self.assertEqual(1 + 1 + 3, second.api_calls)
         paths = self.client.paths(start)
         self.assertEqual(1, paths.count('/allocation_candidates'))
         self.assertFalse([p for p in paths
@@ -447,7 +448,7 @@ class TestTrees(PlacementSourceTestCase):
               for p in h.providers] for h in first.hosts],
             [[(p.uuid, p.inventories, p.usages, p.traits, p.generation)
               for p in h.providers] for h in second.hosts])
-        self.assertEqual({'api_calls': 6, 'providers': 6,
+        self.assertEqual({'api_calls': 5, 'providers': 6,
                           'providers_fetched': 0, 'providers_reused': 6,
                           'usages_read': 0, 'usages_summarized': 6},
                          self.source.last_stats)
@@ -483,7 +484,7 @@ class TestTrees(PlacementSourceTestCase):
         start = self.client.call_count
         snapshot = self.collect()
         # Its traits come with the allocation candidates.
-        self.assertEqual(1 + 1 + 1 + 4, snapshot.api_calls)
+        self.assertEqual(1 + 1 + 1 + 3, snapshot.api_calls)
         reread = {p for p in self.client.paths(start)
                   if p.startswith('/resource_providers/')}
         self.assertEqual({'/resource_providers/%s/inventories' % self.vgpu_b},
@@ -573,7 +574,7 @@ class TestScale(PlacementSourceTestCase):
         hosts = 10
         self.add_hosts(hosts)
         self.assertEqual(hosts + 6, self.collect().api_calls)
-        self.assertEqual(6, self.collect().api_calls)
+        self.assertEqual(5, self.collect().api_calls)
 
     def test_n_full_hosts(self):
         # No allocation candidate at all: every usage is read on its own.
@@ -582,7 +583,7 @@ class TestScale(PlacementSourceTestCase):
         for uuid in self.cloud.providers:
             self.cloud.fill(uuid)
         self.assertEqual(3 * hosts + 6, self.collect().api_calls)
-        self.assertEqual(hosts + 6, self.collect().api_calls)
+        self.assertEqual(hosts + 5, self.collect().api_calls)
 
     def test_placement_without_candidates_microversion(self):
         # Placement before 1.29 (Queens) refuses the query with a 406.
@@ -594,7 +595,7 @@ class TestScale(PlacementSourceTestCase):
         snapshot = self.collect()
         self.assertEqual([], snapshot.problems)
         self.assertEqual(3 * hosts + 6, snapshot.api_calls)
-        self.assertEqual(hosts + 6, self.collect().api_calls)
+        self.assertEqual(hosts + 5, self.collect().api_calls)
 
     def test_slow_way_said_once_a_warning_then_debug(self):
         self.add_hosts(2)
@@ -649,13 +650,13 @@ class TestUsagesFromCandidates(PlacementSourceTestCase):
         second = self.collect()
         self.assertEqual([], self.paths(start, self.free))
         self.assertEqual(['usages'], self.paths(start, self.full))
-        self.assertEqual(1 + 1 + 2 + 4, second.api_calls)
+        self.assertEqual(1 + 1 + 2 + 3, second.api_calls)
 
         # A server of the full host deleted: its tree is a candidate again.
         self.cloud.providers[self.full]['usages']['VCPU'] = 100
         start = self.client.call_count
         third = self.collect()
-        self.assertEqual(1 + 1 + 4, third.api_calls)
+        self.assertEqual(1 + 1 + 3, third.api_calls)
         self.assertEqual(100, self.host(third, 'full1').root.usages['VCPU'])
 
     def test_unusable_summary_read_on_its_own(self):
@@ -738,7 +739,7 @@ class TestUsagesFromCandidates(PlacementSourceTestCase):
                     if path == '/allocation_candidates']
         self.assertEqual({'resources': 'MEMORY_MB:1'}, params)
         # full1's 2 providers' usages.
-        self.assertEqual(1 + 1 + 2 + 4, snapshot.api_calls)
+        self.assertEqual(1 + 1 + 2 + 3, snapshot.api_calls)
         self.assertEqual({'PCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
                          self.host(snapshot, 'ded2').root.usages)
 
@@ -1011,7 +1012,7 @@ class TestProblems(PlacementSourceTestCase):
         self.assertIn('VGPU step_size is 0', second.problems[0])
         # Allocation candidates (usages and traits) and the bad child's
         # inventories again, with the same generation.
-        self.assertEqual(1 + 1 + 4 + 1, second.api_calls)
+        self.assertEqual(1 + 1 + 3 + 1, second.api_calls)
         self.assertIn('/resource_providers/%s/inventories' % child,
                       self.client.paths(start))
         self.cloud.providers[child]['inventories']['VGPU']['step_size'] = 1
@@ -1126,7 +1127,7 @@ class TestProblems(PlacementSourceTestCase):
         self.assertRaises(openstack.CloudError, self.collect)
         del self.client.bodies[inventories]
         snapshot = self.collect()
-        self.assertEqual(1 + 1 + 1 + 4, snapshot.api_calls)
+        self.assertEqual(1 + 1 + 1 + 3, snapshot.api_calls)
         self.assertEqual(2, snapshot.hosts[0].providers[1].generation)
 
     def test_error_answer_for_one_provider_makes_its_host_unreadable(self):
@@ -1193,7 +1194,7 @@ class TestGpuAggregates(PlacementSourceTestCase):
         self.assertEqual(2, self.client.paths().count('/servers/detail'))
         self.assertEqual(1 + 1 + 3 + 4 + 2, snapshot.api_calls)
         # Servers are listed on every refresh: usage has no generation.
-        self.assertEqual(1 + 1 + 4 + 2, self.collect().api_calls)
+        self.assertEqual(1 + 1 + 3 + 2, self.collect().api_calls)
 
     def test_server_whose_flavor_cannot_be_read_is_a_problem(self):
         self.cloud.add_aggregate('v100', ['gpu1'],
