@@ -163,38 +163,74 @@ class Changes:
     flavors), counted up by whichever worker heard the notification, and
     the time of the first change the leader has not taken yet. The leader
     compares the counters with those it last took: nothing is lost to a
-    change noted while it reads.
+    change noted while it reads. The hosts whose usages changed go into
+    a ring (as ProjectRequests'); a change that may concern any host
+    counts an "anywhere" counter instead.
     """
 
     PARTS = ('usages', 'services', 'aggregates', 'flavors')
+    SLOTS = 4096
+    _ANYWHERE = 'anywhere'
+    _HOSTS = 'hosts'
 
     def __init__(self, backend, key):
         self._backend = backend
+        self._key = key
         self._counters = {part: key('%s/%s' % (pub.CHANGES_NAME, part))
-                          for part in self.PARTS}
+                          for part in self.PARTS + (self._ANYWHERE,
+                                                    self._HOSTS)}
         self._first = key(pub.CHANGES_NAME + '/first')
 
-    def note(self, parts, now, ttl):
-        """Nova changed parts (an iterable of PARTS) at now."""
+    def _slot(self, number):
+        return self._key('%s/host/%d' % (pub.CHANGES_NAME,
+                                         number % self.SLOTS))
+
+    def note(self, parts, now, ttl, hosts=None):
+        """Nova changed parts (an iterable of PARTS) at now.
+
+        hosts: with usages, the hosts whose usages changed, None for any.
+        """
         for part in parts:
             self._backend.incr(self._counters[part], ttl)
+        if 'usages' in parts:
+            if hosts is None:
+                self._backend.incr(self._counters[self._ANYWHERE], ttl)
+            for host in hosts or ():
+                number = self._backend.incr(self._counters[self._HOSTS],
+                                            ttl)
+                self._backend.set_many({self._slot(number): host.encode()},
+                                       ttl)
         self._backend.add(self._first, repr(now).encode(), ttl)
 
     def pending(self, taken):
-        """(counters, first change time or None, parts changed since taken).
+        """(counters, first change or None, parts changed, hosts).
 
         taken: the counters returned when the leader last took changes
         ({} the first time: then nothing is pending, the refresh that
-        starts a leader reads everything).
+        starts a leader reads everything). hosts: those whose usages
+        changed since, None when any may have.
         """
         found = self._backend.get_many(list(self._counters.values())
                                        + [self._first])
         counters = {part: int(found.get(key) or 0)
                     for part, key in self._counters.items()}
         first = found.get(self._first)
-        changed = frozenset(part for part, count in counters.items()
-                            if taken and count != taken.get(part, 0))
-        return counters, float(first) if first else None, changed
+        changed = frozenset(part for part in self.PARTS
+                            if taken and counters[part] != taken.get(part, 0))
+        return (counters, float(first) if first else None, changed,
+                self._hosts(taken, counters) if taken else None)
+
+    def _hosts(self, taken, counters):
+        if counters[self._ANYWHERE] != taken.get(self._ANYWHERE, 0):
+            return None
+        seen, newest = taken.get(self._HOSTS, 0), counters[self._HOSTS]
+        if newest < seen or newest - seen > self.SLOTS:
+            return None  # lost track: read every host
+        keys = [self._slot(n) for n in range(seen + 1, newest + 1)]
+        found = self._backend.get_many(keys)
+        if len(found) != len(keys):
+            return None
+        return frozenset(value.decode() for value in found.values())
 
     def take(self):
         """The leader reads the changes now: the next ones start anew."""

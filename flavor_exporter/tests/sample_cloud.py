@@ -187,7 +187,7 @@ class Source(source.Source):
         self.collections = 0
         self.failing = False
 
-    def collect(self, client, scope=None):
+    def collect(self, client, scope=None, hosts=None):
         self.collections += 1
         if self.failing:
             raise RuntimeError('the cloud did not answer')

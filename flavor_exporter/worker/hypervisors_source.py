@@ -74,7 +74,7 @@ class HypervisorsSource(source.Source):
                                            if inv.total > 0},
                               usages=usages)
 
-    def collect(self, client, scope=None):
+    def collect(self, client, scope=None, hosts=None):
         problems = []
         calls_before = client.call_count
         flavors = self._list_flavors(client, problems)

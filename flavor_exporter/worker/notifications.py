@@ -74,7 +74,8 @@ class Endpoint:
                 once = '%s/%s' % ((ctxt or {}).get('request_id'), instance)
                 self._publisher.turned_away.note(
                     flavor_id, name, project_id, now, NOTED_TTL, once=once)
-            self._publisher.changes.note(event.reads, now, NOTED_TTL)
+            self._publisher.changes.note(event.reads, now, NOTED_TTL,
+                                         hosts=event.hosts)
         except cache.CacheError as exc:
             # The next refresh reads the change anyway; a failure is lost.
             LOG.warning('%sNova announced %s, but the cache could not '

@@ -32,6 +32,11 @@ SERVICES = 'services'
 AGGREGATES = 'aggregates'
 FLAVORS = 'flavors'
 
+# Instance actions whose end leaves resources taken or freed on the one
+# host the payload names.
+_IN_PLACE = frozenset((
+    'create.end', 'create.error', 'delete.end', 'soft_delete.end',
+    'restore.end', 'shelve_offload.end', 'unshelve.end'))
 # Instance actions whose end leaves resources taken or freed on a host.
 _INSTANCE_ACTIONS = frozenset((
     'create.end', 'create.error', 'delete.end', 'soft_delete.end',
@@ -73,6 +78,9 @@ class Event:
     #: A request Nova could place nowhere: (flavor id, flavor name,
     #: project id or None, instance uuid or None), else None.
     turned_away: tuple | None = None
+    #: The compute hosts whose usages changed, when USAGES is read: None
+    #: when any may have (a server moved), else their service host names.
+    hosts: frozenset | None = None
 
 
 def _data(payload):
@@ -126,7 +134,11 @@ def read(event_type, payload):
         'compute.instance.') else event_type
     if name.startswith('instance.') and (
             name[len('instance.'):] in _INSTANCE_ACTIONS):
-        return Event(event_type, frozenset((USAGES,)))
+        host = _data(payload).get('host')
+        hosts = None
+        if name[len('instance.'):] in _IN_PLACE and isinstance(host, str):
+            hosts = frozenset((host,))
+        return Event(event_type, frozenset((USAGES,)), hosts=hosts)
     if name in _SERVICE_EVENTS:
         return Event(event_type, frozenset((SERVICES,)))
     if name.startswith('aggregate.') and (
@@ -137,6 +149,8 @@ def read(event_type, payload):
     if name in _TASK_ERRORS or name in _LEGACY_TASKS:
         turned_away = _turned_away(name, payload)
         if turned_away:
-            # The failed boot's claims are gone too.
-            return Event(event_type, frozenset((USAGES,)), turned_away)
+            # The failed boot's claims are gone too, from hosts that had
+            # room.
+            return Event(event_type, frozenset((USAGES,)), turned_away,
+                         hosts=frozenset())
     return None

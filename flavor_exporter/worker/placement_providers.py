@@ -341,8 +341,12 @@ class Reading:
     # The class the next refresh's allocation candidates query asks for.
     probe_class: str
     # providers, providers_fetched, providers_reused, usages_read (one
-    # by one), usages_summarized (from the allocation candidates)
+    # by one), usages_summarized (from the allocation candidates),
+    # usages_kept (from the last reading, read_providers' keep_usages)
     stats: dict
+    # uuid -> (generation, usages answer) of the providers whose usages
+    # were read one by one, for keep_usages.
+    read_usages: dict = dataclasses.field(default_factory=dict)
 
 
 def probe_class(wanted, providers):
@@ -439,16 +443,18 @@ def _failure(got):
     return None
 
 
-def read_providers(client, wanted, previous=None, notices=None):
+def read_providers(client, wanted, previous=None, notices=None,
+                   keep_usages=None):
     """A Reading of the providers in wanted (Summary objects).
 
     previous: the Reading of the previous successful refresh (None at
     first); providers whose generation it holds cost no inventory or
     trait call. Usages (and traits of changed providers) come from one
     allocation candidates query; the providers it does not cover are read
-    one by one. All those calls go through one client.map so that the
-    concurrency bound holds across the whole refresh. notices: as for
-    read_summaries.
+    one by one, but for those keep_usages(uuid) allows to keep what the
+    previous reading read of them at the same generation. All those calls
+    go through one client.map so that the concurrency bound holds across
+    the whole refresh. notices: as for read_summaries.
     """
     cache = previous.cache if previous else {}
     summarized = {}
@@ -459,9 +465,17 @@ def read_providers(client, wanted, previous=None, notices=None):
         summaries = read_summaries(client, resource_class, notices)
         summarized = {uuid: entry for uuid, entry in summaries.items()
                       if uuid in wanted_uuids}
-    calls = [(summary.uuid, what) for summary in wanted
-             for what in _calls_for(summary, cache,
-                                    summary.uuid in summarized)]
+    read_before = previous.read_usages if previous else {}
+    calls, kept = [], {}
+    for summary in wanted:
+        needed = _calls_for(summary, cache, summary.uuid in summarized)
+        before = read_before.get(summary.uuid)
+        if (needed == ['usages'] and keep_usages is not None
+                and before is not None and before[0] == summary.generation
+                and keep_usages(summary.uuid)):
+            kept[summary.uuid] = before[1]
+            continue
+        calls += [(summary.uuid, what) for what in needed]
 
     def get(call):
         uuid, what = call
@@ -478,7 +492,7 @@ def read_providers(client, wanted, previous=None, notices=None):
             # JSON): its host is unreadable, the others are counted.
             return _Failed(str(exc))
 
-    answers = {}
+    answers = {uuid: {'usages': body} for uuid, body in kept.items()}
     for (uuid, what), body in zip(calls, client.map(get, calls)):
         answers.setdefault(uuid, {})[what] = body
     for uuid, (usages, traits) in summarized.items():
@@ -527,5 +541,14 @@ def read_providers(client, wanted, previous=None, notices=None):
              'providers_reused': len(wanted) - fetched,
              'usages_read': sum(1 for _, what in calls if what == 'usages'),
              'usages_summarized': len(summarized)}
+    if kept:
+        stats['usages_kept'] = len(kept)
+    read_usages = {
+        summary.uuid: (summary.generation,
+                       answers[summary.uuid]['usages'])
+        for summary in wanted if summary.uuid in providers
+        and summary.uuid not in summarized
+        and 'usages' in answers.get(summary.uuid, {})}
     return Reading(providers=providers, unusable=unusable, cache=entries,
-                   probe_class=probe_class(wanted, providers), stats=stats)
+                   probe_class=probe_class(wanted, providers), stats=stats,
+                   read_usages=read_usages)

@@ -75,18 +75,22 @@ class PlacementSource(source.Source):
         self._roots = None
         self._lock = threading.Lock()
 
-    def collect(self, client, scope=None):
+    def collect(self, client, scope=None, hosts=None):
         """A model.Snapshot of the cloud; CloudError if any call fails.
 
         scope: the parts Nova announced changes of (nova_events: usages,
         services, aggregates, flavors), or None for all; the Nova
         listings no part of scope can have changed are those of the
-        last collect. Placement is read every time: it announces nothing.
+        last collect. Placement is read every time (it announces
+        nothing) but for the usages of the trees the allocation candidates
+        leave out (full ones), which are read one by one: of those, a
+        notified collect reads only the hosts' (with usages in scope; all
+        when hosts is None).
         """
         with self._lock:  # one collect at a time owns the cache
-            return self._collect(client, scope)
+            return self._collect(client, scope, hosts)
 
-    def _collect(self, client, scope):
+    def _collect(self, client, scope, touched):
         problems = []
         calls_before = client.call_count
         summaries, broken = placement_providers.list_providers(client)
@@ -134,7 +138,8 @@ class PlacementSource(source.Source):
                   if root_uuid in nodes and root_uuid not in broken
                   for summary in members]
         reading = placement_providers.read_providers(
-            client, wanted, self._last_reading, self._notices)
+            client, wanted, self._last_reading, self._notices,
+            keep_usages=self._usages_kept(scope, touched, nodes, summaries))
 
         for uuid, (node, service_host, hypervisor) in sorted(
                 nodes.items(), key=lambda item: item[1][:2]):
@@ -181,6 +186,23 @@ class PlacementSource(source.Source):
                               hosts=hosts, problems=problems,
                               api_calls=stats['api_calls'],
                               aggregates=[agg for agg, _ in aggregates])
+
+    @staticmethod
+    def _usages_kept(scope, touched, nodes, summaries):
+        """Which providers' usages a notified collect may keep, or None.
+
+        None (read them all) for a poll, or when the usages of any host
+        may have changed; else those of every tree but the touched hosts'.
+        """
+        if scope is None:
+            return None
+        if nova_events.USAGES not in scope:
+            return lambda uuid: True
+        if touched is None:
+            return None
+        roots = {uuid for uuid, (_, service_host, _) in nodes.items()
+                 if service_host in touched}
+        return lambda uuid: summaries[uuid].root_uuid not in roots
 
     def _providers(self, uuid, summaries, trees, broken, reading):
         """([model.Provider] of one compute node, why unreadable or None).

@@ -197,31 +197,32 @@ class Refresher:
         error = self._status[pub.LAST_ERROR]
         return error['message'] if error else None
 
-    def compute(self, fits=None, scope=None):
+    def compute(self, fits=None, scope=None, hosts=None):
         """Collect and compute once; the Report. Raises on failure.
 
         fits: the vector_fit.Fits of earlier refreshes to reuse, if any.
         scope: the parts Nova announced changes of (nova_events), None for
-        all: the source may keep what it read of the others.
+        all: the source may keep what it read of the others; hosts: those
+        whose usages changed, None for any.
         """
         if self._source is None:
             self._source = make_source(self._conf, self.client,
                                        self.cloud.log_prefix)
-        snapshot = self._source.collect(self.client, scope)
+        snapshot = self._source.collect(self.client, scope, hosts)
         if self._cell_databases is not None:
             self._cell_databases.attach(snapshot.hosts, snapshot.problems)
         return engine.compute(snapshot, self._options, fits,
                               self._numa_counts)
 
-    def refresh(self, record_failure=True, scope=None):
+    def refresh(self, record_failure=True, scope=None, hosts=None):
         """Refresh once; True when a new generation was published.
 
         record_failure: whether a failure goes into the status entry. A
         worker that refreshes only because no coordination backend says
         who leads must not overwrite the leader's status with its own
         failures (missing credentials, say) while the leader's data is
-        good; its successes still say what it published. scope: as
-        compute's, for a refresh Nova's notifications asked for.
+        good; its successes still say what it published. scope, hosts:
+        as compute's, for a refresh Nova's notifications asked for.
         """
         started = time.monotonic()
         self._status[pub.LAST_ATTEMPT_AT] = pub.iso_timestamp(_now())
@@ -229,7 +230,7 @@ class Refresher:
             # What the result may replace: if another worker publishes
             # meanwhile, this result is older than its and is dropped.
             base = self._publisher.reader.current()
-            report = self.compute(self._fits, scope)
+            report = self.compute(self._fits, scope, hosts)
             check_unreadable(
                 report, self._conf.capacity.max_unreadable_hosts_percent)
             documents, pointer = render.documents(report, self._encoded)

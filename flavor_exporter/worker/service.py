@@ -171,7 +171,8 @@ class WorkerService(service.Service):
     def _refresh_changes(self):
         changes = self._publisher.changes
         try:
-            counters, first, changed = changes.pending(self._changes_taken)
+            counters, first, changed, hosts = changes.pending(
+                self._changes_taken)
         except cache.CacheError as exc:
             LOG.debug('Changes unreadable: %s', exc)
             return
@@ -188,7 +189,7 @@ class WorkerService(service.Service):
         self._changes_taken = counters
         LOG.info('%sNova announced changes of %s; refreshing',
                  self.cloud.log_prefix, ', '.join(sorted(changed)))
-        self._refresh(scope=changed)
+        self._refresh(scope=changed, hosts=hosts)
 
     def tick(self):
         """Refresh when leading and due; seconds until the next tick."""
@@ -246,10 +247,10 @@ class WorkerService(service.Service):
             # joining the ring, readers find every part again.
             self.refresher.ensure_published()
 
-    def _refresh(self, scope=None):
+    def _refresh(self, scope=None, hosts=None):
         with self._refreshing:
             if self.refresher.refresh(record_failure=self.leadership.certain,
-                                      scope=scope):
+                                      scope=scope, hosts=hosts):
                 self.projects.after_refresh()
 
     def _until_next(self, interval):

@@ -47,11 +47,12 @@ class Source:
         # out: {name: (value, problem lines)}.
         self._kept = {}
 
-    def collect(self, client, scope=None):
+    def collect(self, client, scope=None, hosts=None):
         """A model.Snapshot of the cloud; CloudError if a call fails.
 
         scope: the parts of the cloud Nova announced changes of
-        (nova_events), None for all. A source may read only those again.
+        (nova_events), None for all; hosts: with usages, the hosts whose
+        usages changed, None for any. A source may read only those again.
         """
         raise NotImplementedError
 

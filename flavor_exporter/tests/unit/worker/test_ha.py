@@ -128,7 +128,7 @@ class TestTick(TickTestCase):
         self.now += 60
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with(
-            record_failure=True, scope=None)
+            record_failure=True, scope=None, hosts=None)
         self.now += 50
         self.worker.tick()
         self.assertEqual(1, self.worker.refresher.refresh.call_count)
@@ -137,14 +137,14 @@ class TestTick(TickTestCase):
         self.worker.leadership.leading = True
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with(
-            record_failure=True, scope=None)
+            record_failure=True, scope=None, hosts=None)
 
     def test_failures_of_a_leader_by_assumption_are_not_recorded(self):
         self.worker.leadership.leading = True
         self.worker.leadership.certain = False  # no coordination backend
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with(
-            record_failure=False, scope=None)
+            record_failure=False, scope=None, hosts=None)
 
     def test_a_failed_tick_is_one_line_and_the_timer_lives_on(self):
         self.worker.leadership.leads = mock.Mock(
@@ -168,15 +168,17 @@ class TestChangeTick(TickTestCase):
     def test_a_burst_is_one_refresh_of_what_changed(self):
         self.worker._leads = True
         self.assertEqual(0.5, self.worker.change_tick())  # takes counters
-        self.changes.note(['usages'], self.wall, 60)
-        self.changes.note(['usages', 'flavors'], self.wall + 0.2, 60)
+        self.changes.note(['usages'], self.wall, 60, hosts=['h1'])
+        self.changes.note(['usages', 'flavors'], self.wall + 0.2, 60,
+                          hosts=['h1'])
         self.wall += 0.5
         self.worker.change_tick()
         self.worker.refresher.refresh.assert_not_called()  # settling
         self.wall += 0.6
         self.worker.change_tick()
         self.worker.refresher.refresh.assert_called_once_with(
-            record_failure=True, scope=frozenset(('usages', 'flavors')))
+            record_failure=True, scope=frozenset(('usages', 'flavors')),
+            hosts=frozenset(('h1',)))
         self.worker.change_tick()
         self.assertEqual(1, self.worker.refresher.refresh.call_count)
         self.worker.demand.safe_update.assert_called()
@@ -235,7 +237,7 @@ class TestRefreshRequests(TickTestCase):
         self.ask()
         self.worker.tick()
         self.worker.refresher.refresh.assert_called_once_with(
-            record_failure=True, scope=None)
+            record_failure=True, scope=None, hosts=None)
         self.assertIsNone(self.worker._publisher.refresh_requests.pending())
         self.now += 5
         self.worker.tick()
@@ -282,7 +284,7 @@ class TestRefreshRequests(TickTestCase):
         self.now += 5
         worker.tick()
         worker.refresher.refresh.assert_called_once_with(
-            record_failure=True, scope=None)
+            record_failure=True, scope=None, hosts=None)
 
     def test_parts_missing_from_the_current_generation(self):
         pointer = self.worker._publisher.publish({'a': b'1'}, {}, T0)

@@ -116,17 +116,26 @@ class TestEndpoint(Heard):
 
     def test_changes_are_noted_for_the_leader(self):
         changes = self.store.changes
-        taken, _, _ = changes.pending({})
+        taken = changes.pending({})[0]
         self.endpoint.info({}, 'nova-compute:h1', 'instance.create.end',
-                           {}, {})
+                           versioned('InstanceCreatePayload', host='h1'), {})
         self.now[0] = 1002.0
         self.endpoint.info({}, 'nova-api', 'flavor.update', {}, {})
-        counters, first, changed = changes.pending(taken)
+        self.endpoint.info({}, 'nova-compute:h2', 'instance.delete.end',
+                           versioned('InstanceActionPayload', host='h2'), {})
+        counters, first, changed, hosts = changes.pending(taken)
         self.assertEqual(1000.0, first)
         self.assertEqual({'usages', 'flavors'}, changed)
+        # Only these hosts' usages changed.
+        self.assertEqual({'h1', 'h2'}, hosts)
         changes.take()
-        self.assertEqual((counters, None, frozenset()),
+        self.assertEqual((counters, None, frozenset(), frozenset()),
                          changes.pending(counters))
+        # A server that moved: any host's.
+        self.endpoint.info({}, 'nova-compute:h3',
+                           'instance.live_migration_post.end',
+                           versioned('InstanceActionPayload', host='h3'), {})
+        self.assertIsNone(changes.pending(counters)[3])
 
     def test_a_failure_said_twice_in_one_request_counts_once(self):
         ctxt = {'request_id': 'req-1'}

@@ -659,6 +659,31 @@ class TestUsagesFromCandidates(PlacementSourceTestCase):
         self.assertEqual(1 + 1 + 3, third.api_calls)
         self.assertEqual(100, self.host(third, 'full1').root.usages['VCPU'])
 
+    def test_a_notified_collect_reads_the_hosts_named(self):
+        self.collect()
+        # A server started on free1: full1's usages are kept.
+        start = self.client.call_count
+        snapshot = self.source.collect(self.client, frozenset(['usages']),
+                                       frozenset(['free1']))
+        self.assertEqual([], self.paths(start, self.full))
+        self.assertEqual(2, self.source.last_stats['usages_kept'])
+        self.assertEqual(256, self.host(snapshot, 'full1').root.usages[
+            'VCPU'])
+        # Something on full1 itself: read again.
+        start = self.client.call_count
+        self.source.collect(self.client, frozenset(['usages']),
+                            frozenset(['full1']))
+        self.assertEqual(['usages'], self.paths(start, self.full))
+        # A server that moved (any host), or a poll: every tree read.
+        for scope, hosts in ((frozenset(['usages']), None), (None, None)):
+            start = self.client.call_count
+            self.source.collect(self.client, scope, hosts)
+            self.assertEqual(['usages'], self.paths(start, self.full))
+        # A flavor changed: no usage can have.
+        start = self.client.call_count
+        self.source.collect(self.client, frozenset(['flavors']), None)
+        self.assertEqual([], self.paths(start, self.full))
+
     def test_unusable_summary_read_on_its_own(self):
         body = self.cloud.answer('placement', '/allocation_candidates',
                                  {'resources': 'VCPU:1'})

@@ -62,7 +62,7 @@ class FakeSource(source.Source):
         self.problems = []
         self.hosts = (1, 0)  # readable, unreadable
 
-    def collect(self, client, scope=None):
+    def collect(self, client, scope=None, hosts=None):
         self.calls += 1
         if self.error:
             raise self.error
@@ -108,12 +108,12 @@ class TestRefresher(base.TestCase):
         other = publisher.Publisher(self.backend, 'test', 600)
         collect = self.source.collect
 
-        def paused_while_another_publishes(client, scope=None):
+        def paused_while_another_publishes(client, scope=None, hosts=None):
             # This worker paused past its lease; the next leader
             # published meanwhile.
             other.publish({'x': b'1'}, {'by': 'the next leader'},
                           snapshot_time())
-            return collect(client, scope)
+            return collect(client, scope, hosts)
         self.source.collect = paused_while_another_publishes
         with self.assertLogs(refresh.LOG.logger, 'WARNING') as logs:
             self.assertFalse(self.refresher.refresh())
