@@ -19,6 +19,7 @@ leaves the previous generation in place and is recorded in the status
 entry that the API exposes.
 """
 
+import dataclasses
 import datetime
 import time
 
@@ -177,6 +178,9 @@ class Refresher:
         self._cell_databases = cell_databases.CellDatabases.from_conf(
             conf, self.cloud.group)
         self._encoded = render.EncodedHosts()
+        # (inputs, report, documents) of the last refresh: a poll that
+        # reads the same cloud publishes them again without computing.
+        self._unchanged = None
         self._counting = quotas.counting(conf)
         self._status = pub.initial_status()
         self._notices = notices.Notices(LOG, self.cloud.log_prefix)
@@ -208,11 +212,25 @@ class Refresher:
         if self._source is None:
             self._source = make_source(self._conf, self.client,
                                        self.cloud.log_prefix)
+        return self._compute(fits, scope, hosts)[0]
+
+    def _compute(self, fits, scope, hosts):
+        """(Report, its inputs, whether they are the last refresh's).
+
+        The inputs are the snapshot but for when it was read: the same
+        inputs make the same report, so it is not computed again.
+        """
         snapshot = self._source.collect(self.client, scope, hosts)
         if self._cell_databases is not None:
             self._cell_databases.attach(snapshot.hosts, snapshot.problems)
+        inputs = dataclasses.replace(snapshot, collected_at=None,
+                                     api_calls=0)
+        if self._unchanged is not None and self._unchanged[0] == inputs:
+            return dataclasses.replace(
+                self._unchanged[1], collected_at=snapshot.collected_at,
+                api_calls=snapshot.api_calls), inputs, True
         return engine.compute(snapshot, self._options, fits,
-                              self._numa_counts)
+                              self._numa_counts), inputs, False
 
     def refresh(self, record_failure=True, scope=None, hosts=None):
         """Refresh once; True when a new generation was published.
@@ -230,12 +248,13 @@ class Refresher:
             # What the result may replace: if another worker publishes
             # meanwhile, this result is older than its and is dropped.
             base = self._publisher.reader.current()
-            report = self.compute(self._fits, scope, hosts)
+            report, inputs, unchanged = self._compute(self._fits, scope,
+                                                      hosts)
             check_unreadable(
                 report, self._conf.capacity.max_unreadable_hosts_percent)
-            documents, pointer = render.documents(report, self._encoded)
-            documents.update(projects.generation_documents(
-                self._counting, report, self._options.tenancy))
+            documents = (self._unchanged[2] if unchanged
+                         else self._documents(report, inputs))
+            pointer = render.pointer_of(report)
             pointer[pub.DURATION] = round(
                 time.monotonic() - started, 3)
             published = self._publisher.publish(
@@ -285,6 +304,18 @@ class Refresher:
                                    ', '.join(sorted(unreadable)))
         ] if unreadable else [], ended='Every host is readable again')
         return True
+
+    def _documents(self, report, inputs):
+        """The documents of report, kept for a refresh of the same inputs.
+
+        Nothing in them says when the cloud was read (the publisher
+        stamps that), so the same inputs make the same documents.
+        """
+        documents, _ = render.documents(report, self._encoded)
+        documents.update(projects.generation_documents(
+            self._counting, report, self._options.tenancy))
+        self._unchanged = (inputs, report, documents)
+        return documents
 
     def _record(self, started, error=None, api_calls=None):
         status = self._status

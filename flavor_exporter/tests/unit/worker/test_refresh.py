@@ -127,6 +127,28 @@ class TestRefresher(base.TestCase):
         # Nor is its lost data: nothing is published again.
         self.assertFalse(self.refresher.ensure_published())
 
+    def test_an_unchanged_cloud_is_published_again_without_computing(self):
+        self.assertTrue(self.refresher.refresh())
+        first = self.store.reader.current()
+        computed = []
+        compute = engine.compute
+        self.useFixture(fixtures.MockPatch(
+            'flavor_exporter.capacity.engine.compute',
+            side_effect=lambda *a, **k: computed.append(1) or compute(
+                *a, **k)))
+        self.assertTrue(self.refresher.refresh())
+        second = self.store.reader.current()
+        self.assertEqual([], computed)
+        self.assertEqual(first[pub.SEQUENCE] + 1, second[pub.SEQUENCE])
+        self.assertEqual(first[pub.MANIFEST], second[pub.MANIFEST])
+        self.assertEqual(7, self.v3_list()['flavors'][1]['total'])
+        # A cloud that changed is computed again.
+        self.source.hosts = (2, 0)
+        self.assertTrue(self.refresher.refresh())
+        self.assertEqual([1], computed)
+        self.assertEqual(14, {f['name']: f for f in self.v3_list()[
+            'flavors']}['small']['total'])
+
     def test_unreadable_hosts_within_the_bound_are_published(self):
         self.source.hosts = (9, 1)  # 10 %: the default bound
         self.assertTrue(self.refresher.refresh())
