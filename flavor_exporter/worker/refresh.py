@@ -209,9 +209,6 @@ class Refresher:
         all: the source may keep what it read of the others; hosts: those
         whose usages changed, None for any.
         """
-        if self._source is None:
-            self._source = make_source(self._conf, self.client,
-                                       self.cloud.log_prefix)
         return self._compute(fits, scope, hosts)[0]
 
     def _compute(self, fits, scope, hosts):
@@ -220,6 +217,9 @@ class Refresher:
         The inputs are the snapshot but for when it was read: the same
         inputs make the same report, so it is not computed again.
         """
+        if self._source is None:
+            self._source = make_source(self._conf, self.client,
+                                       self.cloud.log_prefix)
         snapshot = self._source.collect(self.client, scope, hosts)
         if self._cell_databases is not None:
             self._cell_databases.attach(snapshot.hosts, snapshot.problems)

@@ -127,6 +127,15 @@ class TestRefresher(base.TestCase):
         # Nor is its lost data: nothing is published again.
         self.assertFalse(self.refresher.ensure_published())
 
+    def test_the_source_is_made_at_the_first_refresh(self):
+        self.useFixture(fixtures.MockPatch(
+            'flavor_exporter.worker.refresh.make_source',
+            return_value=self.source))
+        refresher = refresh.Refresher(self.conf, self.store,
+                                      client=object())
+        self.assertTrue(refresher.refresh())
+        self.assertEqual(1, self.source.calls)
+
     def test_an_unchanged_cloud_is_published_again_without_computing(self):
         self.assertTrue(self.refresher.refresh())
         first = self.store.reader.current()
