@@ -15,19 +15,20 @@
 """flavor-exporter-all: the API and the worker in one process.
 
 For small deployments and the demo; with [document_cache] backend = memory no
-memcached is needed, since both halves share the process.
+memcached is needed, since both halves share the process: granian's one
+process (flavor_exporter.wsgi.server) builds the application and starts the
+worker's timers beside it, and stops them when it stops.
 """
 
 import sys
 
 from oslo_log import log
-from oslo_service import service
 
 from flavor_exporter._i18n import _
+from flavor_exporter.api import app
 from flavor_exporter.api import auth
 from flavor_exporter.cmd import start
 from flavor_exporter.cmd import worker as cmd_worker
-from flavor_exporter.common import one_process
 from flavor_exporter.worker import service as worker_service
 from flavor_exporter.wsgi import server
 
@@ -46,16 +47,27 @@ def check(conf):
     return cmd_worker.check(conf)
 
 
+def _worker_and_app(conf, options):
+    """Start the worker's services in this process; the API's application."""
+    workers = worker_service.for_clouds(conf, options)
+    workers.start()
+
+    def stop():
+        workers.stop(graceful=True)
+        workers.wait()
+    server.on_exit(stop)
+    return app.setup_app(conf)
+
+
 @start.command
 def main(argv):
     conf, options = start.configure(PROG, argv, DESCRIPTION, check)
-    sock = start.listen(PROG, conf)
-    launcher = service.ServiceLauncher(conf, restart_method='mutate')
-    # One launch_service call per service would fork one process each.
-    workers = worker_service.for_clouds(conf, options)
-    launcher.launch_service(one_process.OneProcess(
-        workers.parts + [server.ApiService(conf, sockets=[sock])]))
-    return launcher.wait()
+    start.check_port(PROG, conf)
+    LOG.info('Serving on %s:%d, the worker beside the API',
+             conf.api.host_ip, conf.api.port)
+    server.serve(server.granian(conf, 1, PROG),
+                 lambda: _worker_and_app(conf, options))
+    return 0
 
 
 if __name__ == '__main__':

@@ -13,30 +13,24 @@
 #    under the License.
 """flavor-exporter-api: serve the API in processes sized to the machine.
 
-This command parses the configuration, binds [api] host_ip and port (one
-line and exit status 1 if it cannot), then runs [api] workers processes
-(default twice the CPUs) of the API's server (flavor_exporter.wsgi.server)
-with [api] threads threads each, all serving on that one socket. Each
-process builds the application after the fork, so each has its own cache
-connections.
+This command parses the configuration, checks that the port is free (one
+line and exit status 1 if not), then serves the WSGI application with
+granian (flavor_exporter.wsgi.server): [api] workers processes of [api]
+threads threads each. Each process builds the application after the
+fork, so each has its own cache connections.
 
-The server keeps connections alive, holds slow and idle clients without a
-thread, bounded by [api] request_timeout, keepalive_timeout and
-max_connections, and answers malformed or oversized requests with a JSON
-error. tools/bench/api.py measures it against a bare WSGI callable under
-uWSGI, the fastest server on these machines, and beside thousands of
-slow clients (tools/bench/slow_clients.py); the figures are in
-doc/source/performance.rst. The WSGI module flavor_exporter.wsgi.api
-still serves under any WSGI server.
+The WSGI module flavor_exporter.wsgi.api serves the same application under
+uWSGI or mod_wsgi, as devstack runs OpenStack's APIs (etc/uwsgi/,
+etc/apache2/).
 """
 
 import os
 import sys
 
 from oslo_log import log
-from oslo_service import service
 
 from flavor_exporter._i18n import _
+from flavor_exporter.api import app
 from flavor_exporter.api import auth
 from flavor_exporter.cmd import start
 from flavor_exporter.wsgi import server
@@ -46,36 +40,26 @@ LOG = log.getLogger(__name__)
 PROG = 'flavor-exporter-api'
 
 DESCRIPTION = _(
-    'Serve the flavor capacity REST API (/v3/flavors/, the legacy '
-    '/gpus/flavors, /metrics, /healthcheck) in [api] workers processes, '
-    'from what flavor-exporter-worker publishes to memcached.')
+    'Serve the flavor capacity REST API (/v3/flavors/, the seed\'s '
+    '/v2/flavors/, the legacy /gpus/flavors, /metrics, /healthcheck) in '
+    '[api] workers processes, from what flavor-exporter-worker publishes '
+    'to memcached.')
 
 
 def workers(conf):
     return conf.api.workers or 2 * (os.cpu_count() or 1)
 
 
-def serve(conf, sock, application=None):
-    """Run the API's processes on the listening socket sock until stopped.
-
-    application: as server.ApiService takes (the benchmarks pass theirs).
-    Returns the launcher's exit status.
-    """
-    launcher = service.ServiceLauncher(conf, restart_method='mutate')
-    launcher.launch_service(
-        server.ApiService(conf, sockets=[sock], application=application),
-        workers=workers(conf))
-    LOG.info('Serving on %s:%d with %d processes of %d threads',
-             conf.api.host_ip, sock.getsockname()[1], workers(conf),
-             conf.api.threads)
-    return launcher.wait()
-
-
 @start.command
 def main(argv):
-    conf, _ = start.configure(PROG, argv, DESCRIPTION,
-                              auth.check)
-    return serve(conf, start.listen(PROG, conf))
+    conf, _ = start.configure(PROG, argv, DESCRIPTION, auth.check)
+    start.check_port(PROG, conf)
+    LOG.info('Serving on %s:%d with %d processes of %d threads',
+             conf.api.host_ip, conf.api.port, workers(conf),
+             conf.api.threads)
+    server.serve(server.granian(conf, workers(conf), PROG),
+                 lambda: app.setup_app(conf))
+    return 0
 
 
 if __name__ == '__main__':

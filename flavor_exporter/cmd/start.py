@@ -60,16 +60,16 @@ def configure(prog, argv, description, check=None):
     return config.CONF, checked
 
 
-def listen(prog, conf):
-    """The API's listening socket, [api] host_ip:port.
+def check_port(prog, conf):
+    """Stop(1) after one line on stderr when [api] host_ip:port is taken.
 
-    Bound before any process starts: the launcher would restart a process
+    Checked before any process starts: the server would restart a process
     that cannot bind, and the worker of flavor-exporter-all would refresh
-    each time. Stop(1) after one line on stderr when it cannot.
+    each time.
     """
     try:
-        return port.listen(conf.api.host_ip, conf.api.port,
-                           conf.api.listen_backlog)
+        port.listen(conf.api.host_ip, conf.api.port,
+                    conf.api.listen_backlog).close()
     except port.PortInUse as exc:
         sys.stderr.write('%s: %s\n' % (prog, exc))
         raise Stop(1) from None

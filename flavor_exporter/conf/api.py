@@ -30,33 +30,40 @@ opts = [
                help='Number of API processes of flavor-exporter-api. '
                     'Default: twice the number of CPUs, which is what '
                     'measured best for serving cached documents.'),
-    cfg.IntOpt('threads', default=16, min=1,
-               help='Number of request threads of each API process '
-                    '(flavor-exporter-api runs [api] workers processes, '
-                    'flavor-exporter-all one).'),
-    cfg.IntOpt('listen_backlog', default=1024, min=16,
-               help='Listen queue size of the API socket.'),
-    cfg.FloatOpt('request_timeout', default=10.0, min=0.1,
-                 help='Seconds a client has to send a whole request, '
-                      'from its first byte (or from connecting, for the '
-                      'first request of a connection). A request still '
-                      'incomplete then is answered 408 and its '
-                      'connection closed, so that clients that send '
-                      'slowly, or connect and send nothing, do not stay '
-                      'open for ever. Also the longest a client may go '
-                      'without reading any of an answer.'),
+    cfg.IntOpt('threads', default=4, min=1,
+               help='Number of threads running the application in each '
+                    'API process (granian\'s blocking threads; '
+                    'flavor-exporter-api runs [api] workers processes, '
+                    'flavor-exporter-all one). Connections are held by '
+                    'the server, not by these threads; more than one keeps '
+                    'a request that waits (a project asked for the first '
+                    'time, [api] compute_on_miss) from holding the others.'),
+    cfg.IntOpt('listen_backlog', default=1024, min=128,
+               help='Listen queue size of the API socket (capped by the '
+                    'kernel\'s net.core.somaxconn).'),
+    cfg.FloatOpt('request_timeout', default=10.0, min=0.1, max=60.0,
+                 help='Seconds a client has to send the head of a request '
+                      '(its request line and headers), counted from '
+                      'connecting or from its previous answer. A '
+                      'connection that has not sent one by then is closed, '
+                      'so that clients that send slowly, or connect and '
+                      'send nothing, and idle kept-alive connections do not '
+                      'stay open for ever. Keep it above the idle timeout '
+                      'of a load balancer that reuses connections to the '
+                      'API.'),
     cfg.FloatOpt('keepalive_timeout', default=75.0, min=0.1,
-                 help='Seconds a kept-alive connection may wait idle for '
-                      'its next request before it is closed. Keep it '
-                      'above the idle timeout of a load balancer that '
-                      'reuses connections to the API.'),
+                 deprecated_for_removal=True,
+                 deprecated_since='2026.2',
+                 deprecated_reason='The server closes an idle kept-alive '
+                                   'connection after [api] request_timeout.',
+                 help='Not used.'),
     cfg.IntOpt('max_connections', default=10000, min=16,
-               help='Client connections each API process keeps open. A '
-                    'new connection beyond it closes the connection '
-                    'idle the longest, or else the one whose request '
-                    'has been arriving the longest (answered 503). The '
-                    'process raises its open-file limit to fit, up to '
-                    'the hard limit (logged when that is lower).'),
+               help='Client connections each API process serves at once '
+                    '(granian\'s backpressure); further ones wait in the '
+                    'listen queue. Slow and idle clients count, so keep it '
+                    'well above the clients expected. The command raises '
+                    'its open-file limit to fit, up to the hard limit '
+                    '(logged when that is lower).'),
     cfg.BoolOpt('compute_on_miss', default=False,
                 help='When the cache holds no data, ask the leading '
                      'worker to publish at once and wait for it (up to '

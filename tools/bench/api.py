@@ -11,35 +11,37 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Benchmark of the API against a bare WSGI callable on the best server.
+"""Benchmark of the API against a bare WSGI callable, on two servers.
 
 Starts memcached on a free loopback port, publishes what the worker
 renders for a synthetic 40-host cloud of 500 GPU flavors
-(tools/bench/engine.py), then serves it four ways:
+(tools/bench/engine.py), then serves it four ways, side by side:
 
-- bare-uwsgi: the same bytes from process memory, no framework, under
-  uWSGI (``--http-socket``, 4 processes: the best server measured on this
-  machine kind, see shared/serving.md): the yardstick;
-- bare: the same callable under flavor-exporter-api's own server (its
-  processes and threads, tools/bench/api_apps.py): the server alone;
-- api: ``flavor-exporter-api`` itself, the command as operators run it;
-- api-uwsgi: the WSGI module ``flavor_exporter.wsgi.api:application``
-  under uWSGI with the yardstick's options;
+- bare: the same bytes from process memory, no framework, under granian
+  with flavor-exporter-api's options (tools/bench/api_apps.py): the
+  yardstick, what the server alone can do;
+- api: ``flavor-exporter-api`` itself (granian), as operators run it;
+- bare-uwsgi, api-uwsgi: the same two under uWSGI from its wheels
+  (``--http11-socket``, keep-alive, as many processes and threads), the
+  server devstack runs OpenStack's APIs with;
+- api-before (with ``--baseline-tree DIR``): ``flavor-exporter-api`` of
+  another checkout of this project, to compare a change with what it
+  replaces.
 
-and measures each with wrk (HTTP/1.1, keep-alive where the server keeps
-connections alive) at 1, 16 and 64 connections, a few seconds each, in
-interleaved rounds, keeping each one's best; plus the CPU time one request
-costs in process. Then, for ``flavor-exporter-api``, how fast a normal
-client is answered while 5,000 slow clients trickle their headers
-(tools/bench/slow_clients.py). Figures go to bench-results/api.json with
-the load average of each measurement; ratios are to bare-uwsgi at the
-same concurrency. wrk shares the machine with the servers: compare
-ratios measured in one run, not absolutes. About 3 minutes with the
-defaults. Needs wrk and memcached (Debian packages) and uWSGI (the
-``uwsgi`` extra, installed by ``tox -e bench``).
+and measures each with wrk (HTTP/1.1, keep-alive) at 1, 16 and 64
+connections, a few seconds each, in interleaved rounds, keeping each
+one's best; plus the CPU time one request costs in process. Then, for
+each api server, how fast a normal client is answered while thousands of
+slow clients trickle their headers (tools/bench/slow_clients.py). Figures
+go to bench-results/api.json with the load average of each measurement;
+ratios are to bare at the same concurrency. wrk shares the machine with
+the servers: compare ratios measured in one run, not absolutes. About 4
+minutes with the defaults. Needs wrk and memcached (Debian packages) and
+uWSGI (the ``uwsgi`` extra, installed by ``tox -e bench``).
 
     python -m tools.bench.api [--duration 5] [--rounds 2]
-                              [--concurrency 1,16,64] [--slow 5000]
+                              [--concurrency 1,16,64] [--slow 3000]
+                              [--path /v2/flavors/] [--baseline-tree DIR]
 """
 
 import argparse
@@ -77,13 +79,16 @@ HOSTS = 40
 DOCUMENTS = {'/gpus/flavors/': pub.LEGACY_LIST,
              '/v2/flavors/': pub.SEED_LIST,
              '/v3/flavors/': pub.V3_LIST}
-SERVERS = ('bare-uwsgi', 'bare', 'api', 'api-uwsgi')
-YARDSTICK = 'bare-uwsgi'
-TARGETS = {'ratio_to_bare_uwsgi': 0.8, 'p99_ms_at_1': 2.0,
+SERVERS = ('bare', 'api', 'bare-uwsgi', 'api-uwsgi')
+YARDSTICK = 'bare'
+BASELINE = 'api-before'
+TARGETS = {'ratio_to_bare': 0.8, 'p99_ms_at_1': 2.0,
            'p99_ms_at_64': 20.0, 'slow_clients_max_ms': 1000.0}
-SLOW_CLIENTS = 5000
-UWSGI_OPTIONS = ['--master', '--processes', '4', '--lazy-apps',
-                 '--disable-logging', '--die-on-term']
+SLOW_CLIENTS = 3000
+# As etc/uwsgi/flavor-exporter-api.ini, but for the processes and threads,
+# which are the benchmark's (as flavor-exporter-api's).
+UWSGI_OPTIONS = ['--master', '--lazy-apps', '--disable-logging',
+                 '--die-on-term', '--listen', '1024']
 
 
 def publish(store, flavors):
@@ -191,6 +196,8 @@ class Bench:
                           'document_cache')
         conf.set_override('key_prefix', KEY_PREFIX, 'document_cache')
         conf.set_override('workers', self.args.workers, 'api')
+        if self.args.threads:
+            conf.set_override('threads', self.args.threads, 'api')
         self.conf = conf
         self.store = publisher.Publisher.from_conf(conf)
         pointer = publish(self.store, self.args.flavors)
@@ -218,6 +225,8 @@ class Bench:
             f.write('[api]\nhost_ip = 127.0.0.1\nport = %d\n' % port)
             if self.args.workers:
                 f.write('workers = %d\n' % self.args.workers)
+            if self.args.threads:
+                f.write('threads = %d\n' % self.args.threads)
         return path
 
     def close(self):
@@ -238,19 +247,32 @@ class Bench:
             argv = [sys.executable, '-m', 'tools.bench.api_apps']
         elif name == 'api':
             argv = [sys.executable, '-m', 'flavor_exporter.cmd.api']
+        elif name == BASELINE:
+            argv = [sys.executable, '-m', 'flavor_exporter.cmd.api']
+            env['PYTHONPATH'] = os.pathsep.join(
+                [self.args.baseline_tree] + sys.path[1:])
         else:
             module = {'bare-uwsgi': 'tools.bench.uwsgi_bare:application',
                       'api-uwsgi': 'flavor_exporter.wsgi.api:application'}
-            argv = [uwsgi(), '--http-socket', '127.0.0.1:%d' % port,
-                    '--module', module[name]] + UWSGI_OPTIONS
+            argv = [uwsgi(), '--http11-socket', '127.0.0.1:%d' % port,
+                    '--module', module[name],
+                    '--processes', str(cmd_api.workers(self.conf)),
+                    '--threads', str(self.conf.api.threads)
+                    ] + UWSGI_OPTIONS
             env.update(wsgi_env.environment(files))
             files = []
         for f in files:
             argv += ['--config-file', f]
-        process = subprocess.Popen(argv, env=env, start_new_session=True,
-                                   stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        loopback.wait_for_port(port, timeout=60, process=process)
+        log = os.path.join(self.workdir, '%s-%d.log' % (name, port))
+        with open(log, 'wb') as out:
+            process = subprocess.Popen(argv, env=env, start_new_session=True,
+                                       stdout=out, stderr=subprocess.STDOUT)
+        try:
+            loopback.wait_for_port(port, timeout=60, process=process)
+        except RuntimeError:
+            with open(log, errors='replace') as f:
+                sys.stderr.write(f.read()[-3000:])
+            raise
         # The socket listens before the processes have loaded the
         # application.
         deadline = time.monotonic() + 60
@@ -283,12 +305,12 @@ class Bench:
         """
         servers = {}
         try:
-            for name in SERVERS:
+            for name in self.servers():
                 servers[name] = self.serve(name, path)
             for name, (_, port) in servers.items():
                 # Every process loads the application and warms up.
                 run_wrk(port, path, 16, 3)
-            results = {name: {} for name in SERVERS}
+            results = {name: {} for name in servers}
             for c in self.args.concurrency:
                 for _ in range(self.args.rounds):
                     for name, (process, port) in servers.items():
@@ -298,16 +320,21 @@ class Bench:
                         best = results[name].get(str(c))
                         if best is None or row['rps'] > best['rps']:
                             results[name][str(c)] = row
-            slow = None
-            if self.args.slow:
-                slow = slow_clients.measure(
-                    '127.0.0.1', servers['api'][1], path, self.args.slow,
-                    self.args.slow_requests)
-                slow['load_average'] = round(os.getloadavg()[0], 1)
+            slow = {}
+            for name in (self.servers() if self.args.slow else ()):
+                if name.startswith('api'):
+                    slow[name] = slow_clients.measure(
+                        '127.0.0.1', servers[name][1], path,
+                        self.args.slow, self.args.slow_requests)
+                    slow[name]['load_average'] = round(
+                        os.getloadavg()[0], 1)
         finally:
             for process, _ in servers.values():
                 self.stop(process)
         return results, slow
+
+    def servers(self):
+        return SERVERS + ((BASELINE,) if self.args.baseline_tree else ())
 
     def measure_cpu(self, path):
         bare = api_apps.Bare(self.memcached.servers[0], self.bare_keys[path])
@@ -324,7 +351,9 @@ class Bench:
                         'uwsgi': importlib.metadata.version('pyuwsgi')},
             'server': {'processes': cmd_api.workers(self.conf),
                        'threads': self.conf.api.threads,
-                       'uwsgi': ' '.join(UWSGI_OPTIONS)},
+                       'granian': importlib.metadata.version('granian'),
+                       'uwsgi_options': ' '.join(UWSGI_OPTIONS),
+                       'baseline_tree': self.args.baseline_tree},
             'flavors': self.args.flavors,
             'duration_seconds': self.args.duration,
             'rounds': self.args.rounds,
@@ -338,14 +367,14 @@ class Bench:
             report['paths'][path] = {
                 'document_bytes': self.sizes[path],
                 'servers': servers,
-                'ratio_to_bare_uwsgi': {
+                'ratio_to_bare': {
                     name: {c: round(row['rps'] / yardstick[c]['rps'], 2)
                            if yardstick[c]['rps'] else None
                            for c, row in by_c.items()}
                     for name, by_c in servers.items()},
                 # Requests per CPU second relative to the yardstick: the
                 # ratio of throughputs where the server has the CPUs.
-                'cpu_ratio_to_bare_uwsgi': {
+                'cpu_ratio_to_bare': {
                     name: {c: _cpu_ratio(servers, name, c)
                            for c in servers[name]}
                     for name in servers},
@@ -374,12 +403,11 @@ def _cpu_ratio(servers, name, c):
 def table(report):
     lines = []
     for path, figures in report['paths'].items():
-        lines.append('%s (%d bytes); flavor-exporter-api: %d processes x %d '
-                     'threads; uWSGI: %s'
+        lines.append('%s (%d bytes); %d processes x %d threads; uWSGI: %s'
                      % (path, figures['document_bytes'],
                         report['server']['processes'],
                         report['server']['threads'],
-                        report['server']['uwsgi']))
+                        report['server']['uwsgi_options']))
         lines.append('%-10s %5s %9s %8s %8s %6s %7s %9s %7s %5s' % (
             'server', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors',
             'ratio', 'cpu us/rq', 'ratio', 'load'))
@@ -389,20 +417,19 @@ def table(report):
                     '%-10s %5s %9.0f %8.2f %8.2f %6d %7s %9s %7s %5s'
                     % (name, c, row['rps'], row['p50_ms'] or 0,
                        row['p99_ms'] or 0, row['errors'],
-                       figures['ratio_to_bare_uwsgi'][name][c],
+                       figures['ratio_to_bare'][name][c],
                        row.get('server_cpu_us_per_request'),
-                       figures['cpu_ratio_to_bare_uwsgi'][name][c],
+                       figures['cpu_ratio_to_bare'][name][c],
                        row['load_average']))
         lines.append('in-process CPU per request (us): %s' % ', '.join(
             '%s %s' % item
             for item in figures['cpu_us_per_request'].items()))
-        slow = figures['slow_clients']
-        if slow:
+        for name, slow in figures['slow_clients'].items():
             lines.append(
-                'flavor-exporter-api beside %d slow clients trickling '
+                '%s beside %d slow clients trickling '
                 'headers (%d still open at the end): %d requests, %d '
                 'unanswered, p50 %s ms, p99 %s ms, max %s ms (load %s)'
-                % (slow['slow_connections'], slow['slow_still_open'],
+                % (name, slow['slow_connections'], slow['slow_still_open'],
                    slow['requests'], slow['unanswered'], slow['p50_ms'],
                    slow['p99_ms'], slow['max_ms'], slow['load_average']))
         lines.append('')
@@ -427,6 +454,9 @@ def main(argv=None):
     parser.add_argument('--workers', type=int, default=None,
                         help='server processes (default: as '
                              'flavor-exporter-api, 2 x CPUs)')
+    parser.add_argument('--threads', type=int, default=None,
+                        help='threads per server process (default: as '
+                             'flavor-exporter-api, [api] threads)')
     parser.add_argument('--rounds', type=int, default=2,
                         help='measurements per app and concurrency, '
                              'interleaved; the best is kept')
@@ -434,6 +464,9 @@ def main(argv=None):
     parser.add_argument('--slow', type=int, default=SLOW_CLIENTS,
                         help='slow clients beside the timed ones (0: none)')
     parser.add_argument('--slow-requests', type=int, default=100)
+    parser.add_argument('--baseline-tree', metavar='DIR',
+                        help='also serve flavor-exporter-api from this '
+                             'checkout of the project (api-before)')
     parser.add_argument('--output', default='bench-results/api.json')
     args = parser.parse_args(argv)
     args.path = args.path or ['/gpus/flavors/']

@@ -20,9 +20,10 @@
 - api: flavor-exporter's API as shipped.
 
 ``python -m tools.bench.api_apps --config-file FILE...`` serves one of
-them as flavor-exporter-api serves the API (same processes, threads and
-socket); the environment picks the application (FLAVOR_EXPORTER_BENCH_APP)
-and, for bare, the document's cache key (FLAVOR_EXPORTER_BENCH_KEY).
+them as flavor-exporter-api serves the API (granian, with the same
+processes, threads and options); the environment picks the application
+(FLAVOR_EXPORTER_BENCH_APP) and, for bare, the document's cache key
+(FLAVOR_EXPORTER_BENCH_KEY).
 tools/bench/uwsgi_bare.py serves bare under uWSGI.
 """
 
@@ -77,16 +78,11 @@ def make(name, environ=os.environ, conf=None):
 def main(argv=None):
     from flavor_exporter.cmd import api as cmd_api
     from flavor_exporter.common import config
-    from flavor_exporter.wsgi import port
+    from flavor_exporter.wsgi import server
     config.prepare_service(sys.argv[1:] if argv is None else argv)
     conf = config.CONF
-    sock = port.listen(conf.api.host_ip, conf.api.port,
-                       conf.api.listen_backlog)
-
-    def application():
-        return make(os.environ[APP_ENV], conf=conf)
-
-    return cmd_api.serve(conf, sock, application=application)
+    server.serve(server.granian(conf, cmd_api.workers(conf), 'bench'),
+                 lambda: make(os.environ[APP_ENV], conf=conf))
 
 
 if __name__ == '__main__':

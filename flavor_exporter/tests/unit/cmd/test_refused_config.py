@@ -59,10 +59,9 @@ class TestRefused(test_start.StartTestCase):
     def test_memcached_servers_accepted(self):
         path = self.config_file('[document_cache]\nmemcache_servers = '
                                 'localhost:11211, [::1]:11212\n')
-        with mock.patch.object(cmd_api, 'serve') as serve, \
-                mock.patch.object(start.port, 'listen'):
+        with mock.patch.object(start.port, 'listen'):
             cmd_api.main(['--config-file', path])
-        serve.assert_called_once()
+        self.serve.assert_called_once()
         self.assertEqual(['localhost:11211', '[::1]:11212'],
                          self.conf.document_cache.memcache_servers)
 
@@ -122,7 +121,7 @@ class TestRefused(test_start.StartTestCase):
                                 '[coordination]\nbackend_url = bogus://\n')
         with mock.patch.object(start.port, 'listen'):
             cmd_all.main(['--config-file', path])
-        self.launcher.assert_called_once()
+        self.serve.assert_called_once()
 
     def test_misspelt_policy_option(self):
         self.refused(cmd_api.main, API,
@@ -152,22 +151,19 @@ class TestRefused(test_start.StartTestCase):
         path = self.config_file('[DEFAULT]\nauth_strategy = keystone\n'
                                 '[oslo_policy]\npolicy_file = '
                                 'custom-policy.yaml\n')
-        with mock.patch.object(cmd_api, 'serve') as serve, \
-                mock.patch.object(start.port, 'listen'):
+        with mock.patch.object(start.port, 'listen'):
             cmd_api.main(['--config-file', path])
-        serve.assert_called_once()
+        self.serve.assert_called_once()
 
     def test_default_policy_file_may_be_absent(self):
         # Policies in code are the defaults; the file only overrides.
         path = self.config_file('[DEFAULT]\nauth_strategy = keystone\n')
-        with mock.patch.object(cmd_api, 'serve') as serve, \
-                mock.patch.object(start.port, 'listen'):
+        with mock.patch.object(start.port, 'listen'):
             cmd_api.main(['--config-file', path])
-        serve.assert_called_once()
+        self.serve.assert_called_once()
 
     def test_policy_file_unused_without_keystone(self):
         path = self.config_file('[oslo_policy]\npolicy_file = nowhere.yaml\n')
-        with mock.patch.object(cmd_api, 'serve') as serve, \
-                mock.patch.object(start.port, 'listen'):
+        with mock.patch.object(start.port, 'listen'):
             cmd_api.main(['--config-file', path])
-        serve.assert_called_once()
+        self.serve.assert_called_once()

@@ -26,6 +26,7 @@ from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.cmd import start
 from flavor_exporter.tests.unit.api import base
 from flavor_exporter.wsgi import environment as wsgi_env
+from flavor_exporter.wsgi import server
 
 
 class TestConfigFiles(base.ApiTestCase):
@@ -124,23 +125,29 @@ class TestCommand(base.ApiTestCase):
         self.flags(group='api', workers=2)
         self.assertEqual(2, cmd_api.workers(self.conf))
 
-    def test_main_serves_on_the_port_it_bound(self):
+    def test_main_serves_with_granian_as_configured(self):
         directory = self.useFixture(fixtures.TempDir()).path
         conf_file = os.path.join(directory, 'api.conf')
         with socket.socket() as probe:
             probe.bind(('127.0.0.1', 0))
             free = probe.getsockname()[1]
         with open(conf_file, 'w') as f:
-            f.write('[api]\nport = %d\nhost_ip = 127.0.0.1\n' % free)
-        with mock.patch.object(cmd_api, 'serve',
-                               return_value=0) as serve, \
+            f.write('[api]\nport = %d\nhost_ip = 127.0.0.1\nworkers = 3\n'
+                    'threads = 2\nmax_connections = 5000\n'
+                    'request_timeout = 7.5\n' % free)
+        with mock.patch.object(server, 'serve') as serve, \
                 mock.patch('oslo_log.log.setup'):
             self.assertEqual(0, cmd_api.main(['--config-file', conf_file]))
-        sock = serve.call_args[0][1]
-        self.addCleanup(sock.close)
-        self.assertEqual(('127.0.0.1', free), sock.getsockname())
-        # Listening: a client connects before any process serves.
-        socket.create_connection(('127.0.0.1', free), 5).close()
+        granian, make_app = serve.call_args[0]
+        self.assertEqual(('127.0.0.1', free),
+                         (granian.bind_addr, granian.bind_port))
+        self.assertEqual((3, 2, 5000), (granian.workers,
+                                        granian.blocking_threads,
+                                        granian.backpressure))
+        self.assertEqual(7500, granian.http1_settings.header_read_timeout)
+        # The port was only checked: granian binds it.
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', free))
 
     def test_main_with_the_port_taken(self):
         stderr = self.useFixture(fixtures.StringStream('stderr')).stream
@@ -151,7 +158,7 @@ class TestCommand(base.ApiTestCase):
         taken.listen()
         self.flags(group='api', host_ip='127.0.0.1',
                    port=taken.getsockname()[1])
-        with mock.patch.object(cmd_api, 'serve') as serve, \
+        with mock.patch.object(server, 'serve') as serve, \
                 mock.patch.object(start.config, 'prepare_service'), \
                 mock.patch.object(start.config, 'CONF', self.conf):
             self.assertEqual(1, cmd_api.main([]))
