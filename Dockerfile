@@ -37,5 +37,6 @@ EXPOSE 8780
 # Mount the real flavor-exporter.conf (and clouds.yaml, if used) over
 # /etc/flavor-exporter. Inside a container the API must listen on
 # [api] host_ip = 0.0.0.0; publish the port on loopback only unless
-# [DEFAULT] auth_strategy = keystone (docker-compose.yml).
+# [DEFAULT] auth_strategy is keystone (the default) or http_basic
+# (docker-compose.yml).
 CMD ["flavor-exporter-api", "--config-file", "/etc/flavor-exporter/flavor-exporter.conf"]

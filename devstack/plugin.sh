@@ -1,15 +1,17 @@
 #!/bin/bash
 # devstack plugin for flavor-exporter: installs it, configures it against
-# the devstack cloud (keystone auth, memcached) and runs the API and the
-# worker as systemd units.
+# the devstack cloud (keystone auth, memcached) and runs the worker as a
+# systemd unit and the API under uWSGI behind Apache at /capacity, as
+# devstack runs Nova's and Placement's APIs.
 
 XTRACE=$(set +o | grep xtrace)
 set -o xtrace
 
 function install_flavor_exporter {
     install_package memcached
-    # [cli]: the openstack CLI plugin (openstack capacity flavor ...).
-    setup_develop "$FLAVOR_EXPORTER_DIR" cli
+    # [cli]: the openstack CLI plugin (openstack capacity flavor ...);
+    # [uwsgi]: the uwsgi command, should devstack not have installed one.
+    setup_develop "$FLAVOR_EXPORTER_DIR" cli,uwsgi
 }
 
 function configure_flavor_exporter {
@@ -19,8 +21,11 @@ function configure_flavor_exporter {
 
     iniset "$FLAVOR_EXPORTER_CONF" DEFAULT debug "$ENABLE_DEBUG_LOG_LEVEL"
     iniset "$FLAVOR_EXPORTER_CONF" DEFAULT auth_strategy keystone
-    iniset "$FLAVOR_EXPORTER_CONF" api host_ip "$FLAVOR_EXPORTER_SERVICE_HOST"
-    iniset "$FLAVOR_EXPORTER_CONF" api port "$FLAVOR_EXPORTER_SERVICE_PORT"
+    # The API behind Apache: the URL and scheme clients used.
+    iniset "$FLAVOR_EXPORTER_CONF" oslo_middleware \
+        enable_proxy_headers_parsing True
+    write_uwsgi_config "$FLAVOR_EXPORTER_UWSGI_CONF" "$FLAVOR_EXPORTER_UWSGI" \
+        "/capacity" "" "flavor-exporter-api"
     iniset "$FLAVOR_EXPORTER_CONF" worker refresh_interval \
         "$FLAVOR_EXPORTER_REFRESH_INTERVAL"
     iniset "$FLAVOR_EXPORTER_CONF" document_cache memcache_servers \
@@ -66,7 +71,7 @@ function create_flavor_exporter_accounts {
     get_or_create_service "flavor-exporter" "capacity" \
         "Per-flavor capacity of the cloud"
     get_or_create_endpoint "capacity" "$REGION_NAME" \
-        "$FLAVOR_EXPORTER_SERVICE_PROTOCOL://$FLAVOR_EXPORTER_SERVICE_HOST:$FLAVOR_EXPORTER_SERVICE_PORT"
+        "$FLAVOR_EXPORTER_SERVICE_PROTOCOL://$FLAVOR_EXPORTER_SERVICE_HOST/capacity"
 }
 
 function start_flavor_exporter {
@@ -75,7 +80,7 @@ function start_flavor_exporter {
     run_process flavor-exporter-worker \
         "$bin/flavor-exporter-worker --config-file $FLAVOR_EXPORTER_CONF"
     run_process flavor-exporter-api \
-        "$bin/flavor-exporter-api --config-file $FLAVOR_EXPORTER_CONF"
+        "$bin/uwsgi --procname-prefix flavor-exporter-api --ini $FLAVOR_EXPORTER_UWSGI_CONF"
 }
 
 function stop_flavor_exporter {
@@ -86,6 +91,7 @@ function stop_flavor_exporter {
 }
 
 function cleanup_flavor_exporter {
+    remove_uwsgi_config "$FLAVOR_EXPORTER_UWSGI_CONF" "flavor-exporter-api"
     sudo rm -rf "$FLAVOR_EXPORTER_CONF_DIR" "$FLAVOR_EXPORTER_AUTH_CACHE_DIR"
 }
 

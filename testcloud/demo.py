@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -42,7 +43,9 @@ READY_TIMEOUT = 120
 
 
 def write_config(path, cloud, spec, port, refresh_interval):
-    lines = ['[api]', 'host_ip = 127.0.0.1', 'port = %d' % port, '',
+    # noauth on loopback: the demo's cloud and its clients are local.
+    lines = ['[DEFAULT]', 'auth_strategy = noauth', '',
+             '[api]', 'host_ip = 127.0.0.1', 'port = %d' % port, '',
              '[worker]', 'refresh_interval = %d' % refresh_interval, '',
              '[document_cache]', 'backend = memory', '',
              '[openstack]', 'cloud = %s' % cloud.cloud_name, '', '[pci]']
@@ -90,6 +93,36 @@ def wait_for_data(url, process):
     raise SystemExit('no data from %s after %ds' % (url, READY_TIMEOUT))
 
 
+def scenario_of(name):
+    """The scenario a name (vgpu, vgpu.yaml) or a file path means.
+
+    SystemExit with one line listing the scenarios when it means none.
+    """
+    if os.path.isfile(name):
+        return name
+    shipped = os.path.splitext(os.path.basename(name))[0]
+    if shipped in scenario_mod.names():
+        return shipped
+    raise SystemExit('demo: no scenario %r; choose one of: %s (or name a '
+                     'scenario file)'
+                     % (name, ', '.join(scenario_mod.names())))
+
+
+def check_port(port):
+    """SystemExit with one line when something already listens on port.
+
+    Checked before the cloud starts: another demo serving there would
+    answer in this one's place.
+    """
+    with socket.socket() as sock:
+        try:
+            sock.bind(('127.0.0.1', port))
+        except OSError as exc:
+            raise SystemExit('demo: 127.0.0.1:%d is in use (%s; another demo '
+                             'still running?): stop it, or pass --port N'
+                             % (port, exc.strerror)) from None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--scenario', default='predecessor')
@@ -97,6 +130,8 @@ def main(argv=None):
     parser.add_argument('--refresh-interval', type=int, default=30)
     args = parser.parse_args(argv)
 
+    args.scenario = scenario_of(args.scenario)
+    check_port(args.port)
     spec = scenario_mod.load(args.scenario)
     print('Starting Nova + Placement: %s ...' % spec.description,
           flush=True)

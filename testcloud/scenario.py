@@ -433,6 +433,13 @@ def path_of(scenario):
     return os.path.join(SCENARIO_DIR, scenario + '.yaml')
 
 
+def names():
+    """The names of the scenarios testcloud ships, sorted."""
+    return sorted(os.path.splitext(name)[0]
+                  for name in os.listdir(SCENARIO_DIR)
+                  if name.endswith('.yaml'))
+
+
 def load(scenario):
     """Load a scenario by name or path."""
     path = path_of(scenario)

@@ -86,7 +86,8 @@ def make_published(conf, backend=None):
         conf.api.retry_after, on_cold=on_cold)
     for name, state in data.clouds.items():
         state.projects = projects.ProjectDocuments(
-            readers[name], conf.projects, published.REQUEST_TTL)
+            readers[name], conf.projects, published.REQUEST_TTL,
+            threads=conf.api.threads)
     return data
 
 

@@ -49,6 +49,13 @@ def check(conf):
     at start, not a 503 on every request.
     """
     policy.check_policy_file(conf)
+    if (conf.auth_strategy == 'keystone'
+            and 'keystone_authtoken' not in conf.list_all_sections()):
+        raise exceptions.InvalidOption(_(
+            '[DEFAULT] auth_strategy = keystone (the default) needs a '
+            '[keystone_authtoken] section (www_authenticate_uri, auth_type, '
+            'auth_url and the service user; README.rst "Authentication"); '
+            'or set auth_strategy = http_basic, or noauth on loopback'))
     path = conf.http_basic_auth_user_file
     if conf.auth_strategy == 'http_basic' and not path:
         raise exceptions.InvalidOption(_(
@@ -111,16 +118,21 @@ def is_loopback(host):
         for a in addresses)
 
 
-def warn_if_open(conf):
-    """Log a warning when the API will serve beyond loopback unauthenticated.
+def check_exposure(conf):
+    """exceptions.InvalidOption when noauth would serve beyond loopback.
 
-    Returns True when it warned.
+    For the commands that bind [api] host_ip; a warning when the operator
+    allowed it ([api] noauth_beyond_loopback).
     """
     if conf.auth_strategy != 'noauth' or is_loopback(conf.api.host_ip):
-        return False
-    LOG.warning('Serving on %s without authentication: anyone who reaches '
-                'the port can read the capacity data. Set [DEFAULT] '
-                'auth_strategy = keystone or http_basic, or bind to '
-                'loopback behind a proxy that authenticates.',
-                conf.api.host_ip)
-    return True
+        return
+    if not conf.api.noauth_beyond_loopback:
+        raise exceptions.InvalidOption(_(
+            '[DEFAULT] auth_strategy = noauth on [api] host_ip = %s would '
+            'let anyone who reaches the port read the capacity data; set '
+            'auth_strategy = keystone or http_basic, bind to loopback, or '
+            'set [api] noauth_beyond_loopback = true (a port published on '
+            'loopback only, a proxy that authenticates)') % conf.api.host_ip)
+    LOG.warning('Serving on %s without authentication ([api] '
+                'noauth_beyond_loopback): anyone who reaches the port can '
+                'read the capacity data.', conf.api.host_ip)

@@ -26,7 +26,7 @@ from oslo_log import log
 
 from flavor_exporter._i18n import _
 from flavor_exporter.api import app
-from flavor_exporter.api import auth
+from flavor_exporter.cmd import api as cmd_api
 from flavor_exporter.cmd import start
 from flavor_exporter.cmd import worker as cmd_worker
 from flavor_exporter.worker import service as worker_service
@@ -43,7 +43,7 @@ DESCRIPTION = _(
 
 def check(conf):
     """What the worker and the API each check before they start."""
-    auth.check(conf)
+    cmd_api.check(conf)
     return cmd_worker.check(conf)
 
 

@@ -46,13 +46,19 @@ DESCRIPTION = _(
     'to memcached.')
 
 
+def check(conf):
+    """Authentication can start as set, and serves only whom it may."""
+    auth.check(conf)
+    auth.check_exposure(conf)
+
+
 def workers(conf):
     return conf.api.workers or 2 * (os.cpu_count() or 1)
 
 
 @start.command
 def main(argv):
-    conf, _ = start.configure(PROG, argv, DESCRIPTION, auth.check)
+    conf, _ = start.configure(PROG, argv, DESCRIPTION, check)
     start.check_port(PROG, conf)
     LOG.info('Serving on %s:%d with %d processes of %d threads',
              conf.api.host_ip, conf.api.port, workers(conf),

@@ -73,7 +73,8 @@ def run_once(conf, options):
         backend = cloud_publisher.backend
         refresher = refresh.Refresher(conf, cloud_publisher, options=options,
                                       cloud=cloud)
-        if not refresher.refresh():
+        # The failure is this command's one line, not a log line too.
+        if not refresher.refresh(log_failure=False):
             sys.stderr.write('%s: %s%s\n' % (PROG, cloud.log_prefix, _(
                 'the refresh failed, nothing was published: %s')
                 % refresher.last_error))

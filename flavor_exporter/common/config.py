@@ -13,7 +13,10 @@
 #    under the License.
 """Parse the configuration and set up logging, once per process."""
 
+import contextlib
 import errno
+import io
+import re
 import sys
 
 from oslo_config import cfg
@@ -55,21 +58,68 @@ class ConfigFileUnreadable(exceptions.InvalidOption):
     """A configuration file named that cannot be read as a file."""
 
 
+class RefusedValue(exceptions.InvalidOption):
+    """A command-line value its option's type refuses (--format xml)."""
+
+
+# What oslo.config writes before SystemExit(1) for such a value.
+_REFUSED_VALUE = re.compile(
+    r"argument --(?P<option>\S+): Invalid .*?(?:choices=\[(?P<choices>.*)"
+    r"\])?\)? value: (?P<value>.*)")
+
+
+@contextlib.contextmanager
+def _refused_values():
+    """RefusedValue for what oslo.config refuses with its own message.
+
+    oslo.config writes the message and exits with status 1; argparse's
+    usage errors and --help (other statuses) go through as they are.
+    """
+    written = io.StringIO()
+    refused = None
+    try:
+        with contextlib.redirect_stderr(written):
+            yield
+    except SystemExit as exc:
+        refused = _REFUSED_VALUE.match(written.getvalue().strip())
+        if exc.code not in (None, 1) or not refused:
+            refused = None
+            raise
+        choices = refused.group('choices')
+        raise RefusedValue(_('--%(option)s %(value)s is not valid; '
+                             '%(what)s') % {
+            'option': refused.group('option'),
+            'value': refused.group('value'),
+            'what': _('choose %s') % ' or '.join(
+                c.strip(" '") for c in choices.split(','))
+            if choices else _('see --help')}) from None
+    finally:
+        if refused is None:
+            sys.stderr.write(written.getvalue())
+
+
 def parse_args(argv, default_config_files=None, default_config_dirs=None,
                description=None):
     try:
-        CONF(argv,
-             project=PROJECT,
-             version=version.version_string(),
-             usage='%(prog)s [options]',
-             description=description,
-             epilog=EPILOG if description else None,
-             default_config_files=default_config_files,
-             default_config_dirs=default_config_dirs)
+        with _refused_values():
+            _parse_args(argv, default_config_files, default_config_dirs,
+                        description)
     except OSError as exc:
         # oslo.config answers a missing or unreadable file itself; any
         # other failure to read one (a directory, say) escapes it.
         raise ConfigFileUnreadable(_unreadable(exc)) from None
+
+
+def _parse_args(argv, default_config_files, default_config_dirs,
+                description):
+    CONF(argv,
+         project=PROJECT,
+         version=version.version_string(),
+         usage='%(prog)s [options]',
+         description=description,
+         epilog=EPILOG if description else None,
+         default_config_files=default_config_files,
+         default_config_dirs=default_config_dirs)
 
 
 def _unreadable(error):

@@ -78,4 +78,5 @@ def explain(exc, group='openstack', again=True):
     if len(chain) > 1 and root not in line:
         line = _('%(message)s (cause: %(root)s)') % {'message': line,
                                                      'root': root}
-    return '%s; %s' % (line, _hint(chain, group, again))
+    # "Cloud nope was not found." ends a sentence the hint continues.
+    return '%s; %s' % (line.rstrip('.'), _hint(chain, group, again))

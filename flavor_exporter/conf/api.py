@@ -21,23 +21,34 @@ opts = [
     cfg.HostAddressOpt('host_ip',
                        default='127.0.0.1',
                        help='The IP address or hostname the API listens on. '
-                            'Binding to anything but loopback without '
-                            '[DEFAULT] auth_strategy = keystone logs a '
-                            'warning.'),
+                            'With [DEFAULT] auth_strategy = noauth, an '
+                            'address other than loopback needs [api] '
+                            'noauth_beyond_loopback.'),
+    cfg.BoolOpt('noauth_beyond_loopback', default=False,
+                help='Serve with [DEFAULT] auth_strategy = noauth on an '
+                     '[api] host_ip other than loopback: anyone who '
+                     'reaches the port reads the capacity data. For a '
+                     'container whose port is published on the host\'s '
+                     'loopback only, or behind a proxy that '
+                     'authenticates. Otherwise the commands refuse to '
+                     'start.'),
     cfg.PortOpt('port', default=8780,
                 help='The TCP port the API listens on.'),
     cfg.IntOpt('workers', min=1,
                help='Number of API processes of flavor-exporter-api. '
                     'Default: twice the number of CPUs, which is what '
                     'measured best for serving cached documents.'),
-    cfg.IntOpt('threads', default=4, min=1,
+    cfg.IntOpt('threads', default=2, min=1,
                help='Number of threads running the application in each '
                     'API process (granian\'s blocking threads; '
                     'flavor-exporter-api runs [api] workers processes, '
                     'flavor-exporter-all one). Connections are held by '
-                    'the server, not by these threads; more than one keeps '
-                    'a request that waits (a project asked for the first '
-                    'time, [api] compute_on_miss) from holding the others.'),
+                    'the server, not by these threads. Two keep a request '
+                    'that waits (a project asked for the first time) from '
+                    'holding the others; 1 serves a single client about a '
+                    'third faster, and then a project\'s first request is '
+                    'answered 503 with Retry-After instead of waiting '
+                    '(doc/source/performance.rst).'),
     cfg.IntOpt('listen_backlog', default=1024, min=128,
                help='Listen queue size of the API socket (capped by the '
                     'kernel\'s net.core.somaxconn).'),

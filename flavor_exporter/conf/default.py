@@ -15,9 +15,12 @@ from oslo_config import cfg
 
 opts = [
     cfg.StrOpt('auth_strategy',
-               default='noauth',
+               default='keystone',
                choices=[('noauth', 'No authentication: anyone who reaches '
-                         'the port can read the capacity data.'),
+                         'the port can read the capacity data. For '
+                         'loopback (the demo, tests, a proxy on the same '
+                         'machine that authenticates); on another address '
+                         'only with [api] noauth_beyond_loopback.'),
                         ('keystone', 'Validate tokens with '
                          'keystonemiddleware; configure it in the '
                          '[keystone_authtoken] section. With '
@@ -26,7 +29,8 @@ opts = [
                         ('http_basic', 'HTTP Basic authentication against '
                          'http_basic_auth_user_file, as Ironic\'s '
                          'strategy of that name.')],
-               help='How API requests are authenticated. The version '
+               help='How API requests are authenticated; keystone, '
+                    'as OpenStack\'s APIs, by default. The version '
                     'documents, /healthcheck and the API description '
                     'stay public either way; what an authenticated '
                     'caller may read is set by policy.'),

@@ -47,9 +47,10 @@ opts = [
                       'at once, marked stale.'),
     cfg.IntOpt('max_waiting', default=4, min=0,
                help='API requests of one process that may wait for a '
-                    'first answer at the same time; more are answered 503 '
-                    'with Retry-After at once, so that waiting requests '
-                    'never hold the threads other routes need.'),
+                    'first answer at the same time, at most [api] threads '
+                    'minus one; more are answered 503 with Retry-After at '
+                    'once, so that waiting requests never hold the '
+                    'threads other routes need.'),
     cfg.IntOpt('retry_after', default=2, min=1,
                help='The Retry-After (seconds) of that 503.'),
     cfg.IntOpt('new_per_client', default=30, min=1,

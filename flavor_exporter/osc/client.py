@@ -16,6 +16,11 @@
 import urllib.parse
 
 from keystoneauth1 import adapter
+from osc_lib import exceptions
+
+#: Seconds to wait for an answer: a cold cache answers 503 at once, so a
+#: request that takes longer is an endpoint that does not answer.
+TIMEOUT = 30
 
 
 class CapacityClient:
@@ -35,8 +40,20 @@ class CapacityClient:
 
     def _get(self, path, params=None):
         # keystoneauth raises its HttpError subclasses on 4xx/5xx, with
-        # the API's JSON error message.
-        return self._adapter.get(path, params=params).json()
+        # the API's JSON error message, and ConnectTimeout/ReadTimeout.
+        response = self._adapter.get(path, params=params, timeout=TIMEOUT)
+        try:
+            return response.json()
+        except ValueError:
+            # An endpoint that is not flavor-exporter's (a web server's
+            # HTML page, a proxy's error page).
+            raise exceptions.CommandError(
+                '%s answered %s, not JSON: is it the capacity service '
+                '(flavor-exporter)? Check the catalog\'s "capacity" '
+                'endpoint or --os-capacity-endpoint-override' % (
+                    response.url,
+                    response.headers.get('Content-Type') or 'no content '
+                    'type')) from None
 
     def list_clouds(self):
         """The /v3/clouds/ document: the clouds the service serves."""
@@ -66,6 +83,15 @@ class CapacityClient:
         """/v3/projects/ID/flavors/: what one project can start."""
         return self._get('%s/projects/%s/flavors/' % (
             self._base(cloud), urllib.parse.quote(project_id, safe='')))
+
+    def list_gpus(self, cloud=None):
+        """The /v3/gpus/ document: the GPU devices by type."""
+        return self._get(self._base(cloud) + '/gpus/')
+
+    def get_gpu(self, gpu_type, cloud=None):
+        """The /v3/gpus/{type} document."""
+        return self._get('%s/gpus/%s' % (
+            self._base(cloud), urllib.parse.quote(gpu_type, safe='')))
 
     def get_flavor(self, flavor, cloud=None):
         """The /v3/flavors/{id or name} document."""

@@ -14,6 +14,8 @@
 """``openstack capacity flavor list`` and ``openstack capacity flavor show``.
 
 cliff gives both every output format (-f table, json, yaml, csv, value).
+Flavors are listed as ``flavor-exporter-report`` lists them: GPU flavors
+first.
 """
 
 from osc_lib.command import command
@@ -32,14 +34,37 @@ def gpu_text(gpu):
     return '%s x%d' % (gpu['type'], gpu['count']) if gpu else ''
 
 
+def gpu_first(flavors):
+    """GPU flavors first (by GPU type), then by name, as the report does."""
+    return sorted(flavors, key=lambda f: (
+        f['gpu'] is None, (f['gpu'] or {}).get('type', ''),
+        f['name'].casefold()))
+
+
 def zones_text(zones):
-    """"az1: 3/4, az2: 0/2" (available/total per availability zone)."""
-    return ', '.join('%s: %s/%s' % (zone, numbers['available'],
-                                    numbers['total'])
-                     for zone, numbers in sorted((zones or {}).items()))
+    """"az1: 3 of 4 available, az2: ..." per availability zone.
+
+    Words, not "3/4": the project view's cells are other figures.
+    """
+    return ', '.join('%s: %s of %s available' % (
+        zone, numbers['available'], numbers['total'])
+        for zone, numbers in sorted((zones or {}).items()))
 
 
-def _client(app):
+def project_zones_text(zones):
+    """"az1: 2 startable, 3 available" per availability zone."""
+    return ', '.join('%s: %s startable, %s available' % (
+        zone, numbers['startable'], numbers['available'])
+        for zone, numbers in sorted(zones.items()))
+
+
+def headroom_text(headroom):
+    """A quota headroom in instances; None is no limit, as the report says."""
+    return 'unlimited' if headroom is None else headroom
+
+
+def client_of(app):
+    """The capacity client of the openstack command's session."""
     return getattr(app.client_manager, plugin.API_NAME)
 
 
@@ -70,29 +95,28 @@ class ListFlavor(command.Lister):
         parser.add_argument(
             '--project', metavar='<project-id>',
             help='What this project can start: capacity on the hosts it '
-                 'may use, quota headroom, and startable, the smaller '
-                 '(availability zones as startable/available)')
+                 'may use, quota headroom, and startable, the smaller')
         add_cloud_argument(parser)
         return parser
 
     def take_action(self, parsed_args):
         if parsed_args.project:
             return self._project(parsed_args)
-        document = _client(self.app).list_flavors(
+        document = client_of(self.app).list_flavors(
             gpu=parsed_args.gpu,
             availability_zone=parsed_args.availability_zone,
             cloud=parsed_args.cloud)
         rows = []
-        for flavor in document['flavors']:
+        for flavor in gpu_first(document['flavors']):
             row = dict(flavor, gpu=gpu_text(flavor['gpu']))
             rows.append(tuple(row[field] for field in LIST_FIELDS))
         return LIST_COLUMNS, rows
 
     def _project(self, parsed_args):
-        document = _client(self.app).list_project_flavors(
+        document = client_of(self.app).list_project_flavors(
             parsed_args.project, cloud=parsed_args.cloud)
         rows = []
-        for flavor in document['flavors']:
+        for flavor in gpu_first(document['flavors']):
             if parsed_args.gpu and not flavor['gpu']:
                 continue
             zones = flavor['availability_zones'] or {}
@@ -102,11 +126,9 @@ class ListFlavor(command.Lister):
             rows.append((
                 flavor['id'], flavor['name'], gpu_text(flavor['gpu']),
                 flavor['startable'], flavor['available'],
-                flavor['quota']['headroom'], flavor['quota']['limited_by'],
-                flavor['startable_limited_by'],
-                ', '.join('%s: %s/%s' % (name, numbers['startable'],
-                                         numbers['available'])
-                          for name, numbers in sorted(zones.items()))))
+                headroom_text(flavor['quota']['headroom']),
+                flavor['quota']['limited_by'],
+                flavor['startable_limited_by'], project_zones_text(zones)))
         return PROJECT_COLUMNS, rows
 
 
@@ -121,15 +143,15 @@ class ShowFlavor(command.ShowOne):
         return parser
 
     def take_action(self, parsed_args):
-        document = _client(self.app).get_flavor(parsed_args.flavor,
-                                                cloud=parsed_args.cloud)
+        document = client_of(self.app).get_flavor(parsed_args.flavor,
+                                                  cloud=parsed_args.cloud)
         flavor = document['flavor']
         fields = {
             'id': flavor['id'],
             'name': flavor['name'],
             'vcpus': flavor['vcpus'],
-            'ram': flavor['ram'],
-            'disk': flavor['disk'],
+            'ram': '%s MiB' % flavor['ram'],
+            'disk': '%s GiB' % flavor['disk'],
             'gpu': gpu_text(flavor['gpu']),
             'total': flavor['total'],
             'available': flavor['available'],

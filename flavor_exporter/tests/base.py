@@ -40,6 +40,10 @@ class TestCase(BaseTestCase):
         self.conf_fixture = self.useFixture(config_fixture.Config(config.CONF))
         config.parse_args([], default_config_files=[])
         self.conf = config.CONF
+        # The API in process, on loopback; the tests of authentication
+        # set their own strategy (and test_auth the default's). A
+        # default, not an override: configuration files still win.
+        self.conf_fixture.set_default('auth_strategy', 'noauth')
         self.addCleanup(self._forget_cloud_groups)
 
     def _forget_cloud_groups(self):

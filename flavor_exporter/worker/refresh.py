@@ -232,7 +232,8 @@ class Refresher:
         return engine.compute(snapshot, self._options, fits,
                               self._numa_counts), inputs, False
 
-    def refresh(self, record_failure=True, scope=None, hosts=None):
+    def refresh(self, record_failure=True, scope=None, hosts=None,
+                log_failure=True):
         """Refresh once; True when a new generation was published.
 
         record_failure: whether a failure goes into the status entry. A
@@ -241,6 +242,8 @@ class Refresher:
         failures (missing credentials, say) while the leader's data is
         good; its successes still say what it published. scope, hosts:
         as compute's, for a refresh Nova's notifications asked for.
+        log_failure: False when the caller says what failed itself
+        (last_error), as a one-shot command does: once, not twice.
         """
         started = time.monotonic()
         self._status[pub.LAST_ATTEMPT_AT] = pub.iso_timestamp(_now())
@@ -275,8 +278,9 @@ class Refresher:
             # chained tracebacks (often six for one refused connection)
             # are for --debug. Out of the except block, where oslo.log
             # would append the exception again.
-            LOG.error('%sCapacity refresh failed, the last good data '
-                      'stays published: %s', self.cloud.log_prefix, message)
+            (LOG.error if log_failure else LOG.debug)(
+                '%sCapacity refresh failed, the last good data stays '
+                'published: %s', self.cloud.log_prefix, message)
             if record_failure:
                 self._record(started, error=message)
             return False

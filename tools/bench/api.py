@@ -195,6 +195,7 @@ class Bench:
         conf.set_override('memcache_servers', self.memcached.servers,
                           'document_cache')
         conf.set_override('key_prefix', KEY_PREFIX, 'document_cache')
+        conf.set_override('auth_strategy', 'noauth')
         conf.set_override('workers', self.args.workers, 'api')
         if self.args.threads:
             conf.set_override('threads', self.args.threads, 'api')
@@ -214,7 +215,8 @@ class Bench:
         self.sizes = {path: len(body) for path, body in served.items()}
         self.config_file = os.path.join(self.workdir, 'bench.conf')
         with open(self.config_file, 'w') as f:
-            f.write('[document_cache]\nmemcache_servers = %s\n'
+            f.write('[DEFAULT]\nauth_strategy = noauth\n'
+                    '[document_cache]\nmemcache_servers = %s\n'
                     'key_prefix = %s\n' % (self.memcached.servers[0],
                                            KEY_PREFIX))
 

@@ -18,8 +18,9 @@ Opens SLOW connections that send a request's headers one byte every
 client. A server whose workers read requests themselves (uWSGI
 --http-socket, gunicorn sync) stops answering once the slow connections
 outnumber its workers; one that holds a connection at most per process
-(waitress: 1,024) once they outnumber that. flavor-exporter-api keeps
-them in epoll, bounded by [api] request_timeout and max_connections.
+(waitress: 1,024) once they outnumber that. flavor-exporter-api
+(granian) holds them in its event loop, bounded by [api] request_timeout
+and max_connections.
 
     python -m tools.bench.slow_clients --port 8780 [--slow 5000]
         [--requests 50] [--path /healthcheck]

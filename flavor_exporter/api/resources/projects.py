@@ -70,15 +70,21 @@ class ProjectDocuments:
     """The project entries of one cloud, as one API process reads them."""
 
     def __init__(self, reader, conf, request_ttl, clock=time.time,
-                 sleep=time.sleep):
-        """conf: the [projects] options."""
+                 sleep=time.sleep, threads=None):
+        """conf: the [projects] options; threads: [api] threads.
+
+        One thread at least is never left waiting: routes that answer at
+        once keep it.
+        """
         self._reader = reader
         self._requests = mailboxes.ProjectRequests(reader.backend,
                                                    reader.key)
         self._conf = conf
         self._request_ttl = request_ttl
-        self._waiting = threading.BoundedSemaphore(conf.max_waiting) \
-            if conf.max_waiting else None
+        waiting = conf.max_waiting if threads is None else min(
+            conf.max_waiting, threads - 1)
+        self._waiting = threading.BoundedSemaphore(waiting) \
+            if waiting else None
         self._clock = clock
         self._sleep = sleep
 

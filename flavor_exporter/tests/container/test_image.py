@@ -76,6 +76,8 @@ class TestImage(base.BaseTestCase):
                     os.path.join(etc, 'clouds.yaml'))
         with open(os.path.join(etc, 'flavor-exporter.conf'), 'w') as conf:
             conf.write(textwrap.dedent('''
+                [DEFAULT]
+                auth_strategy = noauth
                 [api]
                 host_ip = 127.0.0.1
                 port = %d

@@ -66,6 +66,7 @@ class TestFlavorExporterApi(base.TestCase):
             f.write(textwrap.dedent('''
                 [DEFAULT]
                 log_file = %s
+                auth_strategy = noauth
                 [api]
                 host_ip = 127.0.0.1
                 port = %d

@@ -72,7 +72,10 @@ class CommandsTestCase(base.TestCase):
         sections), aliases ([pci] alias) and lines.
         """
         path = os.path.join(self.workdir, name)
+        # noauth: the commands serve on loopback, for the tests only.
         text = textwrap.dedent('''
+            [DEFAULT]
+            auth_strategy = noauth
             [api]
             port = %(port)d
             workers = 2

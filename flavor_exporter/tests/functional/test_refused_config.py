@@ -39,7 +39,8 @@ class TestRefusedAtStart(base.TestCase):
     def run_script(self, name, text, *args):
         config = os.path.join(self.directory, 'flavor-exporter.conf')
         with open(config, 'w') as f:
-            f.write('[api]\nport = %d\n' % loopback.free_port() + text)
+            f.write('[DEFAULT]\nauth_strategy = noauth\n[api]\nport = %d\n'
+                    % loopback.free_port() + text)
         # A command that did not stop would be killed here, and fail.
         done = subprocess.run(
             fe_fixtures.console_script(name) + ['--config-file', config,

@@ -267,27 +267,55 @@ class TestKeystoneAndBasic(HttpBasicTestCase):
                          response.headers['WWW-Authenticate'])
 
 
-class TestWarnIfOpen(base.ApiTestCase):
+class TestExposure(base.ApiTestCase):
+    """noauth only on loopback, unless the operator says so."""
 
-    def warns(self, host):
+    def refused(self, host):
         self.flags(group='api', host_ip=host)
-        with mock.patch.object(auth.LOG, 'warning') as warning:
-            result = auth.warn_if_open(self.conf)
-        self.assertEqual(result, warning.called)
-        return result
+        try:
+            auth.check_exposure(self.conf)
+        except exceptions.InvalidOption as exc:
+            return str(exc)
+        return None
+
+    def test_keystone_is_the_default(self):
+        self.conf.clear_default('auth_strategy')
+        self.assertEqual('keystone', self.conf.auth_strategy)
 
     def test_loopback(self):
         for host in ('127.0.0.1', '127.0.0.2', '::1', 'localhost'):
-            self.assertFalse(self.warns(host), host)
+            self.assertIsNone(self.refused(host), host)
 
     def test_beyond_loopback(self):
         for host in ('0.0.0.0', '::', '192.0.2.10'):
-            self.assertTrue(self.warns(host), host)
+            self.assertEqual(
+                '[DEFAULT] auth_strategy = noauth on [api] host_ip = %s '
+                'would let anyone who reaches the port read the capacity '
+                'data; set auth_strategy = keystone or http_basic, bind to '
+                'loopback, or set [api] noauth_beyond_loopback = true (a '
+                'port published on loopback only, a proxy that '
+                'authenticates)' % host, self.refused(host))
 
     def test_unresolvable_name(self):
         with mock.patch('socket.getaddrinfo', side_effect=OSError):
-            self.assertTrue(self.warns('api.example.org'))
+            self.assertIsNotNone(self.refused('api.example.org'))
 
-    def test_keystone_never_warns(self):
+    def test_allowed_beyond_loopback_with_a_warning(self):
+        self.flags(group='api', noauth_beyond_loopback=True)
+        with mock.patch.object(auth.LOG, 'warning') as warning:
+            self.assertIsNone(self.refused('0.0.0.0'))
+        warning.assert_called_once()
+
+    def test_authenticated_anywhere(self):
+        for strategy in ('keystone', 'http_basic'):
+            self.flags(auth_strategy=strategy)
+            self.assertIsNone(self.refused('0.0.0.0'), strategy)
+
+    def test_keystone_needs_its_section(self):
         self.flags(auth_strategy='keystone')
-        self.assertFalse(self.warns('0.0.0.0'))
+        with mock.patch.object(self.conf, 'list_all_sections',
+                               return_value=['DEFAULT']):
+            error = self.assertRaises(exceptions.InvalidOption, auth.check,
+                                      self.conf)
+        self.assertIn('[DEFAULT] auth_strategy = keystone (the default) '
+                      'needs a [keystone_authtoken] section', str(error))

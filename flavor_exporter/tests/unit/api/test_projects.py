@@ -94,6 +94,7 @@ class TestServed(base.ApiTestCase):
     def test_only_so_many_wait(self):
         # Four wait; the fifth is answered at once.
         self.flags(group='projects', wait=2, max_waiting=4)
+        self.flags(group='api', threads=8)
         self._app = None
         app = self.app
         answers = []
@@ -117,6 +118,22 @@ class TestServed(base.ApiTestCase):
         for thread in waiting:
             thread.join()
         self.assertEqual(4, len([t for t in answers if t >= 1.9]))
+
+    def test_a_thread_is_never_left_waiting(self):
+        # [api] threads = 2: one request waits, the next is answered at
+        # once, and the other thread serves the other routes.
+        self.flags(group='projects', wait=2, max_waiting=4)
+        self.flags(group='api', threads=2)
+        self._app = None
+        app = self.app
+        waiting = threading.Thread(target=app.get, args=(
+            '/v3/projects/w1/flavors/',), kwargs={'status': 503})
+        waiting.start()
+        time.sleep(0.5)
+        started = time.monotonic()
+        app.get('/v3/projects/w2/flavors/', status=503)
+        self.assertLess(time.monotonic() - started, 0.5)
+        waiting.join()
 
     def test_old_quota_reading_served_stale_at_once(self):
         sample.publish_project(self.store, 'p1',

@@ -123,6 +123,29 @@ class TestRefused(test_start.StartTestCase):
             cmd_all.main(['--config-file', path])
         self.serve.assert_called_once()
 
+    def test_keystone_without_its_section(self):
+        for main, prog in ((cmd_api.main, API),
+                           (cmd_all.main, 'flavor-exporter-all')):
+            self.stderr.seek(0)
+            self.stderr.truncate()
+            self.conf.clear()
+            self.refused(main, prog, '[DEFAULT]\nauth_strategy = keystone\n',
+                         'needs a [keystone_authtoken] section')
+
+    def test_noauth_beyond_loopback(self):
+        self.refused(cmd_api.main, API,
+                     '[DEFAULT]\nauth_strategy = noauth\n'
+                     '[api]\nhost_ip = 0.0.0.0\n',
+                     '[DEFAULT] auth_strategy = noauth on [api] host_ip = '
+                     '0.0.0.0 would let anyone who reaches the port read')
+        self.conf.clear()
+        path = self.config_file('[DEFAULT]\nauth_strategy = noauth\n'
+                                '[api]\nhost_ip = 0.0.0.0\n'
+                                'noauth_beyond_loopback = true\n')
+        with mock.patch.object(start.port, 'listen'):
+            cmd_api.main(['--config-file', path])
+        self.serve.assert_called_once()
+
     def test_misspelt_policy_option(self):
         self.refused(cmd_api.main, API,
                      '[oslo_policy]\npolicy_fil = policy.yaml\n',
@@ -149,6 +172,8 @@ class TestRefused(test_start.StartTestCase):
                   'w') as rules:
             rules.write('"capacity:status:get": "role:admin"\n')
         path = self.config_file('[DEFAULT]\nauth_strategy = keystone\n'
+                                '[keystone_authtoken]\n'
+                                'www_authenticate_uri = http://keystone\n'
                                 '[oslo_policy]\npolicy_file = '
                                 'custom-policy.yaml\n')
         with mock.patch.object(start.port, 'listen'):
@@ -157,7 +182,9 @@ class TestRefused(test_start.StartTestCase):
 
     def test_default_policy_file_may_be_absent(self):
         # Policies in code are the defaults; the file only overrides.
-        path = self.config_file('[DEFAULT]\nauth_strategy = keystone\n')
+        path = self.config_file('[DEFAULT]\nauth_strategy = keystone\n'
+                                '[keystone_authtoken]\n'
+                                'www_authenticate_uri = http://keystone\n')
         with mock.patch.object(start.port, 'listen'):
             cmd_api.main(['--config-file', path])
         self.serve.assert_called_once()

@@ -124,6 +124,11 @@ class TestOtherConfigErrors(StartTestCase):
             "for int() with base 10: 'often'; fix the value or remove the "
             "line for the default" % path)
 
+    def test_a_refused_command_line_value(self):
+        status = cmd_report.main(['--format', 'xml'])
+        self.assertRefused('flavor-exporter-report', status,
+                           '--format xml is not valid; choose table or json')
+
     def test_value_out_of_range(self):
         path = self.config_file('[worker]\nrefresh_interval = 5\n')
         status = cmd_all.main(['--config-file', path])
@@ -398,7 +403,9 @@ class TestCloudsConfig(StartTestCase):
                 self.cloud = cloud
                 self.last_error = 'Placement answered 500'
 
-            def refresh(self):
+            def refresh(self, log_failure=True):
+                # The command says what failed, once.
+                assert not log_failure
                 refreshed.append(self.cloud.name)
                 return self.cloud.name != 'west'
 

@@ -54,6 +54,14 @@ class TestExplain(base.BaseTestCase):
                          'and is reachable at [document_cache] '
                          'memcache_servers', line)
 
+    def test_a_sentence_is_continued_by_its_hint(self):
+        class CloudNotFound(Exception):
+            pass
+        line = failures.explain(CloudNotFound('Cloud nope was not found.'),
+                                again=False)
+        self.assertEqual('Cloud nope was not found; run with --debug for '
+                         'the traceback', line)
+
     def test_unexpected_error_names_its_type(self):
         try:
             {}['id']

@@ -25,6 +25,7 @@ import importlib.metadata
 import io
 import json
 import os
+import socket
 import subprocess
 import threading
 from unittest import mock
@@ -39,6 +40,7 @@ from flavor_exporter.api import app
 from flavor_exporter.common import clouds
 from flavor_exporter.osc import cloud as osc_cloud
 from flavor_exporter.osc import flavor as osc_flavor
+from flavor_exporter.osc import gpu as osc_gpu
 from flavor_exporter.osc import plugin
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import sample_cloud as sample
@@ -63,7 +65,9 @@ class TestEntryPoints(base.base.BaseTestCase):
                                   % plugin.DEFAULT_API_VERSION)}
         self.assertEqual({'capacity_cloud_list': osc_cloud.ListCloud,
                           'capacity_flavor_list': osc_flavor.ListFlavor,
-                          'capacity_flavor_show': osc_flavor.ShowFlavor},
+                          'capacity_flavor_show': osc_flavor.ShowFlavor,
+                          'capacity_gpu_list': osc_gpu.ListGpu,
+                          'capacity_gpu_show': osc_gpu.ShowGpu},
                          commands)
 
 
@@ -125,9 +129,12 @@ class TestCommands(CommandTestCase):
         served = self.app.get('/v3/flavors/').json['flavors']
         listed = json.loads(self.openstack('capacity', 'flavor', 'list',
                                            '-f', 'json').stdout)
+        # GPU flavors first, as flavor-exporter-report lists them.
+        self.assertEqual(['gpu.a100', 'GPU.V100-small'],
+                         [f['Name'] for f in listed[:2]])
         self.assertEqual(
             [(f['id'], f['name'], f['total'], f['available'],
-              f['limited_by']) for f in served],
+              f['limited_by']) for f in osc_flavor.gpu_first(served)],
             [(f['ID'], f['Name'], f['Total'], f['Available'],
               f['Limited By']) for f in listed])
         gpus = {f['ID']: f['GPU'] for f in listed}
@@ -151,7 +158,10 @@ class TestCommands(CommandTestCase):
                          (large['Startable'], large['Available'],
                           large['Quota Headroom'], large['Quota Limited By'],
                           large['Limited By']))
-        self.assertEqual('az1: 2/3, az2: 2/4', large['Availability Zones'])
+        self.assertEqual('az1: 2 startable, 3 available, az2: 2 startable, '
+                         '4 available', large['Availability Zones'])
+        # No quota limit reads as flavor-exporter-report prints it.
+        self.assertEqual('unlimited', osc_flavor.headroom_text(None))
 
     def test_table_csv_and_yaml(self):
         table = self.openstack('capacity', 'flavor', 'list').stdout
@@ -163,7 +173,8 @@ class TestCommands(CommandTestCase):
                          '"Limited By"', csv[0])
         shown = self.openstack('capacity', 'flavor', 'show', 'gpu.a100',
                                '-f', 'yaml').stdout
-        self.assertIn("availability_zones: 'az1: 2/4, az2: 0/0'", shown)
+        self.assertIn("availability_zones: 'az1: 2 of 4 available, az2: 0 "
+                      "of 0 available'", shown)
 
     def test_show_by_name_and_id(self):
         for key in ('gpu.a100', 'g1'):
@@ -171,9 +182,11 @@ class TestCommands(CommandTestCase):
                 'capacity', 'flavor', 'show', key, '-f', 'json').stdout)
             self.assertEqual(
                 {'id': 'g1', 'name': 'gpu.a100', 'gpu': 'a100 x1',
-                 'total': 4, 'available': 2, 'hosts': 1, 'stale': False},
+                 'total': 4, 'available': 2, 'hosts': 1, 'stale': False,
+                 'ram': '16384 MiB', 'disk': '40 GiB'},
                 {k: shown[k] for k in ('id', 'name', 'gpu', 'total',
-                                       'available', 'hosts', 'stale')})
+                                       'available', 'hosts', 'stale',
+                                       'ram', 'disk')})
 
     def test_errors_are_the_apis_messages(self):
         done = self.openstack('capacity', 'flavor', 'show', 'nope',
@@ -187,6 +200,61 @@ class TestCommands(CommandTestCase):
         done = self.openstack('capacity', 'flavor', 'list',
                               '--availability-zone', 'az9', status=1)
         self.assertIn('Unknown availability zone "az9"', done.stderr)
+
+    def test_gpu_list_and_show(self):
+        served = self.app.get('/v3/gpus/').json['gpus']
+        listed = json.loads(self.openstack('capacity', 'gpu', 'list', '-f',
+                                           'json').stdout)
+        self.assertEqual(
+            sorted((g['type'], g['total'], g['used'], g['free'],
+                    g['stranded']) for g in served),
+            [(g['Type'], g['Total'], g['Used'], g['Free'], g['Stranded'])
+             for g in listed])
+        first = served[0]
+        shown = json.loads(self.openstack('capacity', 'gpu', 'show',
+                                          first['type'], '-f',
+                                          'json').stdout)
+        self.assertEqual((first['type'], first['total'], first['free']),
+                         (shown['type'], shown['total'], shown['free']))
+        self.assertEqual(osc_gpu.zones_text(first['availability_zones']),
+                         shown['availability_zones'])
+        done = self.openstack('capacity', 'gpu', 'show', 'nope', status=1)
+        self.assertIn('No GPU type is named "nope"', done.stderr)
+
+
+class TestEndpointTrouble(CommandTestCase):
+    """Endpoints that are not the API: one line, never a hang."""
+
+    def test_an_html_answer(self):
+        def html(environ, start_response):
+            start_response('200 OK', [('Content-Type', 'text/html')])
+            return [b'<html><body>It works!</body></html>']
+        server = simple_server.make_server('127.0.0.1', 0, html,
+                                           handler_class=QuietHandler)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join)
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        self.endpoint = 'http://127.0.0.1:%d' % server.server_port
+        done = self.openstack('capacity', 'flavor', 'list', status=1)
+        self.assertEqual(
+            '%s/v3/flavors/ answered text/html, not JSON: is it the '
+            'capacity service (flavor-exporter)? Check the catalog\'s '
+            '"capacity" endpoint or --os-capacity-endpoint-override'
+            % self.endpoint, done.stderr.strip())
+
+    def test_an_endpoint_that_never_answers(self):
+        silent = socket.socket()
+        self.addCleanup(silent.close)
+        silent.bind(('127.0.0.1', 0))
+        silent.listen()
+        self.endpoint = 'http://127.0.0.1:%d' % silent.getsockname()[1]
+        self.useFixture(fixtures.MonkeyPatch(
+            'flavor_exporter.osc.client.TIMEOUT', 0.5))
+        done = self.openstack('capacity', 'flavor', 'list', status=1)
+        self.assertIn('timed out', done.stderr)
+        self.assertEqual(1, len(done.stderr.strip().splitlines()))
 
 
 class TestEndpointOverride(CommandTestCase):

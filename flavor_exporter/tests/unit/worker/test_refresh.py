@@ -255,6 +255,14 @@ class TestRefresher(base.TestCase):
             lines[0].split('published: ', 1)[1],
             self.store.reader.status()['last_error']['message'])
 
+    def test_a_failure_the_caller_reports_is_not_logged_as_an_error(self):
+        self.source.error = RuntimeError('Placement answered 500')
+        with self.assertLogs(refresh.LOG.logger, 'DEBUG') as logs:
+            self.assertFalse(self.refresher.refresh(log_failure=False))
+        self.assertEqual([], [line for line in logs.output
+                              if line.startswith('ERROR')])
+        self.assertIn('Placement answered 500', self.refresher.last_error)
+
     def test_failure_traceback_at_debug(self):
         logs = self.useFixture(fixtures.FakeLogger(
             name='flavor_exporter.worker.refresh', level=logging.DEBUG))
