@@ -16,12 +16,12 @@
 granian parses HTTP (hyper, in Rust), keeps connections alive and holds
 slow or idle clients in its event loop, without a Python thread each; the
 application runs on [api] threads threads of each of [api] workers
-processes. Measured beside uWSGI, gunicorn and the server this project
-used to write itself (doc/source/performance.rst): the fastest at 16 and
-64 connections, the shortest p99, and it keeps thousands of slow clients
-from blocking the others, given room for them ([api] max_connections,
-granian's backpressure). Its parser answers malformed and oversized
-requests with 400/431 (tests/functional/test_front_end.py).
+processes. Measured beside uWSGI and the server this project used to
+write itself (doc/source/performance.rst): as fast as the latter at 1, 16
+and 64 connections, and unlike uWSGI serving HTTP itself it keeps
+thousands of slow clients from blocking the others, given room for them
+([api] max_connections, granian's backpressure). What it cannot parse is
+answered 400 (tests/functional/test_front_end.py).
 
 Each process builds the application after granian forks it (make_app),
 so that each has its own cache connections.
