@@ -31,12 +31,13 @@ from testcloud import loopback
 
 
 def fetch(port, path):
+    """(status, headers, body); the headers' names in any case."""
     try:
         with urllib.request.urlopen('http://127.0.0.1:%d%s' % (port, path),
                                     timeout=10) as response:
-            return response.status, dict(response.headers), response.read()
+            return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
+        return error.code, error.headers, error.read()
 
 
 def fetch_ok(port, path, timeout=10):
