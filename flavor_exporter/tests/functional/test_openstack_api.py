@@ -64,6 +64,7 @@ class ServedApiTestCase(base.TestCase):
             f.write(textwrap.dedent('''
                 [DEFAULT]
                 log_file = %s
+                auth_strategy = noauth
                 [api]
                 port = %d
                 workers = 1
