@@ -31,6 +31,7 @@ authenticated caller may read is oslo.policy's to decide (access.py).
 import ipaddress
 import socket
 
+from oslo_config import cfg
 from oslo_log import log
 
 from flavor_exporter._i18n import _
@@ -49,8 +50,7 @@ def check(conf):
     at start, not a 503 on every request.
     """
     policy.check_policy_file(conf)
-    if (conf.auth_strategy == 'keystone'
-            and 'keystone_authtoken' not in conf.list_all_sections()):
+    if conf.auth_strategy == 'keystone' and not _keystone_set(conf):
         raise exceptions.InvalidOption(_(
             '[DEFAULT] auth_strategy = keystone (the default) needs a '
             '[keystone_authtoken] section (www_authenticate_uri, auth_type, '
@@ -70,6 +70,20 @@ def check(conf):
                 '[DEFAULT] http_basic_auth_user_file %(path)s: %(reason)s; '
                 'create it with htpasswd -B -c %(path)s USER') % {
                     'path': path, 'reason': exc}) from None
+
+
+def _keystone_set(conf):
+    """Whether [keystone_authtoken] says where tokens are validated.
+
+    keystonemiddleware needs an auth plugin (auth_type), or at least
+    www_authenticate_uri, else every request fails; a section whose
+    options are all commented out (the sample's) says nothing.
+    """
+    try:
+        group = conf.keystone_authtoken
+        return bool(group.www_authenticate_uri or group.auth_type)
+    except (cfg.NoSuchOptError, cfg.NoSuchGroupError):
+        return 'keystone_authtoken' in conf.list_all_sections()
 
 
 class _EitherCredentials:

@@ -92,6 +92,8 @@ class TestSampleConfiguration(ka.WorkerCredentialsBase):
             text = set_option(text, 'openstack', option, value)
         text = set_option(text, 'document_cache', 'memcache_servers',
                           (memcached or self.memcached).servers[0])
+        # On loopback the test reads the API without a token.
+        text = set_option(text, 'DEFAULT', 'auth_strategy', 'noauth')
         text = set_option(text, 'api', 'host_ip', '127.0.0.1')
         text = set_option(text, 'api', 'port', str(port))
         path = os.path.join(self.workdir, name)
