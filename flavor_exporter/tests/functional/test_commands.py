@@ -45,8 +45,7 @@ class CommandsTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.cloud = self.useFixture(fe_fixtures.Cloud(
-            self.scenario, shared=self.shared)).cloud
+        self.cloud = self.make_cloud()
         self.spec = scenario_mod.load(self.scenario)
         self.memcached = self.useFixture(loopback.MemcachedFixture())
         self.port = loopback.free_port()
@@ -55,6 +54,11 @@ class CommandsTestCase(base.TestCase):
                    memcache_servers=self.memcached.servers)
         self.store = publisher.Publisher.from_conf(self.conf)
         self.addCleanup(self.store.close)
+
+    def make_cloud(self):
+        """The test cloud of self.scenario (the process's, when shared)."""
+        return self.useFixture(fe_fixtures.Cloud(
+            self.scenario, shared=self.shared)).cloud
 
     def write_config(self, cloud_name=None, backend='memcached', **extra):
         connection = '[openstack]\ncloud = %s\napi_timeout = 5\n' % (

@@ -29,16 +29,13 @@ How fast is measured by tools/bench/notifications.py, not here.
 import json
 import os
 
-import fixtures
 import testtools.content
 
 from flavor_exporter.publication import contract as pub
-from flavor_exporter.publication import publisher
 from flavor_exporter.tests.functional import test_commands
 from testcloud import launcher
 from testcloud import loopback
 from testcloud import oracle
-from testcloud import scenario as scenario_mod
 
 SERVICES_MICROVERSION = '2.53'
 # A change must reach the documents well within this; the goal (a few
@@ -52,21 +49,15 @@ class NotificationsTestCase(test_commands.CommandsTestCase):
     scenario = 'disabled_host'
     notification_format = 'both'
 
-    def setUp(self):
+    def make_cloud(self):
         # Not CommandsTestCase's shared cloud: this one has a bus.
-        super(test_commands.CommandsTestCase, self).setUp()
         self.rabbit = self.useFixture(loopback.RabbitMQFixture())
-        self.cloud = self.useFixture(launcher.TestCloud(
+        return self.useFixture(launcher.TestCloud(
             self.scenario, notification_url=self.rabbit.url,
             notification_format=self.notification_format))
-        self.spec = scenario_mod.load(self.scenario)
-        self.memcached = self.useFixture(loopback.MemcachedFixture())
-        self.port = loopback.free_port()
-        self.workdir = self.useFixture(fixtures.TempDir()).path
-        self.flags(group='document_cache',
-                   memcache_servers=self.memcached.servers)
-        self.store = publisher.Publisher.from_conf(self.conf)
-        self.addCleanup(self.store.close)
+
+    def setUp(self):
+        super().setUp()
         self.conn = self.cloud.connection()
         config = self.write_config(lines=[
             '[worker]', 'refresh_interval = 3600',

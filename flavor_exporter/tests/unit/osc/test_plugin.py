@@ -74,9 +74,11 @@ class TestEntryPoints(base.base.BaseTestCase):
 class CommandTestCase(base.ApiTestCase):
     """The API app served on loopback, and openstackclient to call it."""
 
-    def serve(self):
+    def serve(self, application=None):
+        """Serve application (by default the API) on self.endpoint."""
         server = simple_server.make_server(
-            '127.0.0.1', 0, app.setup_app(self.conf, self.backend),
+            '127.0.0.1', 0,
+            application or app.setup_app(self.conf, self.backend),
             handler_class=QuietHandler)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
@@ -229,14 +231,7 @@ class TestEndpointTrouble(CommandTestCase):
         def html(environ, start_response):
             start_response('200 OK', [('Content-Type', 'text/html')])
             return [b'<html><body>It works!</body></html>']
-        server = simple_server.make_server('127.0.0.1', 0, html,
-                                           handler_class=QuietHandler)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        self.addCleanup(thread.join)
-        self.addCleanup(server.server_close)
-        self.addCleanup(server.shutdown)
-        self.endpoint = 'http://127.0.0.1:%d' % server.server_port
+        self.serve(html)
         done = self.openstack('capacity', 'flavor', 'list', status=1)
         self.assertEqual(
             '%s/v3/flavors/ answered text/html, not JSON: is it the '
