@@ -508,6 +508,22 @@ def fit_certain(request, host, empty=False, frees=None):
     return count, None, sure and not found.ambiguous
 
 
+def take_one(request, host, frees):
+    """Take one instance of request from frees (free_amounts(host)).
+
+    frees is changed in place, as the claim of one server changes the
+    host; False (nothing taken) when no instance fits. Among several
+    providers of a class the fullest is taken from.
+    """
+    found = units(request, host, frees)
+    if not found:
+        return False
+    try:
+        return _place_one(found, [_SEARCH_BUDGET], found.root)
+    except _OutOfBudget:
+        return False
+
+
 def fit(request, host, empty=False, frees=None):
     """(instances, limiting resource class or None) of request on host.
 

@@ -87,6 +87,25 @@ class GpuPool:
     used: int = 0
 
 
+@dataclasses.dataclass(frozen=True)
+class SchedulerFigures:
+    """What Nova's scheduler weighs a compute node by (its HostState).
+
+    From the node's own record, which os-hypervisors shows up to
+    microversion 2.87; Placement holds none of these as the scheduler
+    reads them (disk_available_least is the driver's, io_ops counts
+    builds and resizes not yet accounted again). None: not reported.
+    """
+
+    free_ram_mb: int
+    free_disk_gb: int
+    disk_available_least: int | None
+    vcpus: int
+    vcpus_used: int
+    io_ops: int
+    hypervisor_version: int | None = None
+
+
 @dataclasses.dataclass
 class Host:
     """A compute host as the Nova scheduler sees it."""
@@ -114,6 +133,8 @@ class Host:
     # NO_TOPOLOGY when it reports none), None when unknown: they are only
     # in Nova's cell databases (worker/cell_databases.py).
     numa: object = None
+    # The node's SchedulerFigures, None when not read (set checks only).
+    figures: SchedulerFigures | None = None
 
     @property
     def root(self):

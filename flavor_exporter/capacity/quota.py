@@ -268,6 +268,21 @@ def footprint_headroom(quota, print_):
     return unified_headroom(quota, print_)
 
 
+def consumed(quota, print_, count):
+    """quota as read after count more instances of a footprint started."""
+    if quota is None or count == 0:
+        return quota
+    in_use = dict(quota.in_use)
+    if print_.system == DB:
+        adds = {'instances': 1, 'cores': print_.each_cores,
+                'ram': print_.each_ram}
+    else:
+        adds = dict(print_.deltas)
+    for name, amount in adds.items():
+        in_use[name] = in_use.get(name, 0) + amount * count
+    return dataclasses.replace(quota, in_use=in_use)
+
+
 def footprint_of(quota, flavor, request):
     """flavor's Footprint under the quota system of a reading (or None)."""
     if quota is None:

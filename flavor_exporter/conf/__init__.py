@@ -18,6 +18,7 @@ from oslo_config import cfg
 from flavor_exporter.conf import api
 from flavor_exporter.conf import cache
 from flavor_exporter.conf import capacity
+from flavor_exporter.conf import checks
 from flavor_exporter.conf import clouds
 from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
@@ -43,4 +44,5 @@ coordination.register_opts(CONF)
 pci.register_opts(CONF)
 quota.register_opts(CONF)
 projects.register_opts(CONF)
+checks.register_opts(CONF)
 notifications.register_opts(CONF)

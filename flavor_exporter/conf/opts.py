@@ -21,6 +21,7 @@ from oslo_log import log
 from flavor_exporter.conf import api
 from flavor_exporter.conf import cache
 from flavor_exporter.conf import capacity
+from flavor_exporter.conf import checks
 from flavor_exporter.conf import clouds
 from flavor_exporter.conf import coordination
 from flavor_exporter.conf import default
@@ -33,7 +34,7 @@ from flavor_exporter.conf import quota
 from flavor_exporter.conf import worker
 
 _MODULES = (default, clouds, api, middleware, worker, coordination, cache,
-            openstack, capacity, quota, projects, pci, notifications)
+            openstack, capacity, quota, projects, checks, pci, notifications)
 
 # The oslo.config.opts namespaces of the sample configuration, in the
 # order etc/flavor-exporter/flavor-exporter-config-generator.conf names

@@ -121,6 +121,32 @@ def running_vms(hypervisor):
     return value if isinstance(value, int) and value > 0 else 0
 
 
+def _count(hypervisor, key):
+    value = hypervisor.get(key)
+    return value if isinstance(value, int) and \
+        not isinstance(value, bool) else None
+
+
+def scheduler_figures(hypervisor):
+    """The model.SchedulerFigures of an os-hypervisors entry, or None.
+
+    Up to microversion 2.87 an entry shows what the scheduler weighs;
+    None when it does not (a later microversion, or figures missing).
+    """
+    found = {key: _count(hypervisor, key) for key in (
+        'free_ram_mb', 'free_disk_gb', 'vcpus', 'vcpus_used',
+        'current_workload')}
+    if any(value is None for value in found.values()):
+        return None
+    return model.SchedulerFigures(
+        free_ram_mb=found['free_ram_mb'],
+        free_disk_gb=found['free_disk_gb'],
+        disk_available_least=_count(hypervisor, 'disk_available_least'),
+        vcpus=found['vcpus'], vcpus_used=found['vcpus_used'],
+        io_ops=found['current_workload'],
+        hypervisor_version=_count(hypervisor, 'hypervisor_version'))
+
+
 def state(service, hypervisor_status, hypervisor_state):
     """(enabled, up) of a node whose service is service (or None).
 

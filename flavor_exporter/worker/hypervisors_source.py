@@ -134,4 +134,5 @@ class HypervisorsSource(source.Source):
             hypervisor.get('state'))
         return model.Host(name=service_host, node=label, enabled=enabled,
                           up=up, providers=providers, unreadable=unreadable,
-                          num_instances=census.running_vms(hypervisor))
+                          num_instances=census.running_vms(hypervisor),
+                          figures=census.scheduler_figures(hypervisor))

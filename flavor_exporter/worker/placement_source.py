@@ -94,12 +94,15 @@ class PlacementSource(source.Source):
         problems = []
         calls_before = client.call_count
         summaries, broken = placement_providers.list_providers(client)
+        # The instance caps (running_vms) and the set checks (what the
+        # scheduler weighs) need the compute nodes' own figures.
         caps = (self._conf.capacity.num_instances_filter
-                or self._conf.capacity.aggregate_num_instances_filter)
+                or self._conf.capacity.aggregate_num_instances_filter
+                or self._conf.checks.enabled)
         # The hypervisors say which compute node is which host: read again
-        # when the compute nodes (root providers) changed, or for the
-        # instance caps (running_vms) whenever usages are read; polls
-        # keep them too otherwise (the services list says their state).
+        # when the compute nodes (root providers) changed, or for their
+        # figures whenever usages are read; polls keep them too otherwise
+        # (the services list says their state).
         roots = frozenset(uuid for uuid, summary in summaries.items()
                           if summary.root_uuid == uuid)
         hypervisors = self._kept_or_read(
@@ -155,6 +158,8 @@ class PlacementSource(source.Source):
                                     providers=providers,
                                     unreadable=unreadable,
                                     num_instances=census.running_vms(
+                                        hypervisor),
+                                    figures=census.scheduler_figures(
                                         hypervisor)))
         census.account(hosts, services, problems, nameless)
         hosts.sort(key=lambda host: (host.node, host.name))
