@@ -311,3 +311,147 @@ def boot_until_refused(conn, flavor, admin, *, limit=DEFAULT_LIMIT):
         delete_servers(admin, created)
     active = len(created) - (1 if why == 'no valid host' else 0)
     return active, why
+
+
+#: server groups with rules (max_server_per_host) need 2.64.
+GROUP_MICROVERSION = '2.64'
+
+
+class SetResult(object):
+    """What booting a set in order did: per request, the hosts started.
+
+    ``started``: one list of compute service hosts per request tried, in
+    order (a multi-create's in the order Nova made its servers);
+    ``refused``: None when every request started whole, else (index of
+    the request refused, why: 'quota', 'no valid host' or 'bad request').
+    """
+
+    def __init__(self, started, refused):
+        self.started = started
+        self.refused = refused
+
+    def __repr__(self):
+        return 'SetResult(started=%s, refused=%s)' % (
+            self.started, self.refused)
+
+
+def create_group(conn, policy, max_server_per_host=None):
+    """A new server group of conn's project; its id."""
+    body = {'name': 'oracle-%s' % uuid.uuid4().hex[:8], 'policy': policy}
+    if max_server_per_host:
+        body['rules'] = {'max_server_per_host': max_server_per_host}
+    resp = conn.compute.post('/os-server-groups',
+                             json={'server_group': body},
+                             microversion=GROUP_MICROVERSION)
+    sdk_exc.raise_from_response(resp)
+    return resp.json()['server_group']['id']
+
+
+def delete_group(conn, group_id):
+    resp = conn.compute.delete('/os-server-groups/%s' % group_id,
+                               microversion=GROUP_MICROVERSION)
+    if resp.status_code != 404:
+        sdk_exc.raise_from_response(resp)
+
+
+def _create(conn, admin, flavor_id, *, availability_zone, group_id,
+            count=None, min_count=None):
+    """POST /servers as conn; the server ids, or raise HttpException.
+
+    count and min_count: a multi-create (max_count, min_count).
+    """
+    body = {'name': 'oracle-%s' % uuid.uuid4().hex[:8],
+            'imageRef': IMAGE_ID, 'flavorRef': flavor_id,
+            'networks': 'none'}
+    if availability_zone:
+        body['availability_zone'] = availability_zone
+    if min_count is not None:
+        body.update(min_count=min_count, max_count=count,
+                    return_reservation_id=True)
+    request = {'server': body}
+    if group_id:
+        request['os:scheduler_hints'] = {'group': group_id}
+    resp = conn.compute.post('/servers', json=request,
+                             microversion=MICROVERSION)
+    sdk_exc.raise_from_response(resp)
+    answer = resp.json()
+    if 'reservation_id' not in answer:
+        return [answer['server']['id']]
+    deadline = time.monotonic() + BOOT_TIMEOUT
+    while True:
+        listed = admin.compute.get(
+            '/servers?all_tenants=1&reservation_id=%s'
+            % answer['reservation_id'], microversion=MICROVERSION)
+        sdk_exc.raise_from_response(listed)
+        ids = [s['id'] for s in listed.json()['servers']]
+        if len(ids) >= min_count or time.monotonic() > deadline:
+            return ids
+        time.sleep(POLL)
+
+
+def _settled(conn, server_id):
+    deadline = time.monotonic() + BOOT_TIMEOUT
+    while time.monotonic() < deadline:
+        server = _get(conn, server_id)
+        if server and (server['status'] == 'ACTIVE'
+                       or (server['status'] == 'ERROR' and _fault(server))):
+            return server
+        time.sleep(POLL)
+    raise OracleError('server %s neither ACTIVE nor ERROR after %ss'
+                      % (server_id, BOOT_TIMEOUT))
+
+
+def boot_set(conn, admin, requests, *, availability_zone=None,
+             group=None):
+    """Boot requests in order as conn, until Nova refuses one.
+
+    requests: (flavor, count, min_count) each; min_count None boots count
+    servers one request after the other, else one multi-create request.
+    group: (policy, max_server_per_host) of a new server group all join.
+    Returns a SetResult; every server (and the group) is deleted again,
+    by admin, before this returns.
+    """
+    created = []
+    started = []
+    refused = None
+    group_id = create_group(conn, *group) if group else None
+    try:
+        for index, (flavor, count, min_count) in enumerate(requests):
+            fid = flavor_id(admin, flavor)
+            hosts = []
+            started.append(hosts)
+            batches = [(count, min_count)] if min_count else [(None, None)
+                                                              ] * count
+            for batch_count, batch_min in batches:
+                try:
+                    ids = _create(conn, admin, fid,
+                                  availability_zone=availability_zone,
+                                  group_id=group_id, count=batch_count,
+                                  min_count=batch_min)
+                except sdk_exc.HttpException as exc:
+                    if exc.status_code == 403:
+                        refused = (index, 'quota')
+                    elif exc.status_code == 400:
+                        refused = (index, 'bad request')
+                    else:
+                        raise
+                    break
+                servers = [_settled(admin, i) for i in ids]
+                created += servers
+                if any(s['status'] == 'ERROR' for s in servers):
+                    faults = {_fault(s) for s in servers
+                              if s['status'] == 'ERROR'}
+                    if not all(NO_VALID_HOST in f for f in faults):
+                        raise OracleError('servers failed for another '
+                                          'reason than capacity: %s'
+                                          % faults)
+                    refused = (index, 'no valid host')
+                    break
+                hosts += [s['OS-EXT-SRV-ATTR:host'] for s in servers]
+            if refused:
+                break
+    finally:
+        delete_servers(admin, created)
+        if group_id:
+            delete_group(admin, group_id)
+    return SetResult(started, refused)

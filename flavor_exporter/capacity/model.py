@@ -92,9 +92,10 @@ class SchedulerFigures:
     """What Nova's scheduler weighs a compute node by (its HostState).
 
     From the node's own record, which os-hypervisors shows up to
-    microversion 2.87; Placement holds none of these as the scheduler
-    reads them (disk_available_least is the driver's, io_ops counts
-    builds and resizes not yet accounted again). None: not reported.
+    microversion 2.87, but for what only the node's stats in its cell
+    database say (from_stats); Placement holds none of these as the
+    scheduler reads them (disk_available_least is the driver's). None:
+    not reported.
     """
 
     free_ram_mb: int
@@ -104,6 +105,14 @@ class SchedulerFigures:
     vcpus_used: int
     io_ops: int
     hypervisor_version: int | None = None
+    #: Failed builds since the last success (BuildFailureWeigher), None
+    #: when unknown.
+    failed_builds: int | None = None
+    #: Whether io_ops and failed_builds are the scheduler's own, from
+    #: the node's stats in its cell database; else io_ops is
+    #: os-hypervisors' current_workload (builds under way), which the
+    #: scheduler's count (builds since the node's last audit) is not.
+    from_stats: bool = False
 
 
 @dataclasses.dataclass

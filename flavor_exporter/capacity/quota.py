@@ -47,6 +47,7 @@ NOOP = 'none'
 #: Nova's legacy quotas checked at a server create, in the order named.
 LEGACY = ('instances', 'cores', 'ram')
 SERVERS = 'servers'
+GROUP_MEMBERS = 'server_group_members'
 CLASS = 'class:'
 
 
@@ -81,6 +82,17 @@ class ProjectQuota:
     count_usage_from_placement: bool = False
     rules: UnifiedRules = UnifiedRules()
     read_at: float | None = None
+    #: DB: the server_group_members quota (-1 unlimited), None if unread.
+    group_members: int | None = None
+
+    def group_members_limit(self):
+        """The most members a server group may have, None: unlimited."""
+        if self.system == UNIFIED:
+            found = self.limits.get(GROUP_MEMBERS,
+                                    self.registered.get(GROUP_MEMBERS))
+        else:
+            found = self.group_members
+        return None if found is None or found < 0 else found
 
 
 @dataclasses.dataclass

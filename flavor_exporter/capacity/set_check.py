@@ -189,7 +189,9 @@ class Columns:
         self.instances = numpy.zeros(n, dtype=numpy.int64)
         self.pci_free = numpy.zeros(n, dtype=numpy.int64)
         self.version = numpy.zeros(n, dtype=numpy.int64)
-        self.without_figures = 0
+        self.failed_builds = numpy.zeros(n, dtype=numpy.int64)
+        # Hosts weighed without the node's figures, without its stats.
+        self.without_figures = self.without_stats = 0
         for i, host in enumerate(hosts):
             self._read(i, host)
         self.zones = [host.availability_zone for host in hosts]
@@ -218,6 +220,8 @@ class Columns:
             self.vcpus_used[i] = figures.vcpus_used
             self.io_ops[i] = figures.io_ops
             self.version[i] = figures.hypervisor_version or 0
+            self.failed_builds[i] = figures.failed_builds or 0
+            self.without_stats += not figures.from_stats
         elif root is not None:
             self.without_figures += 1
             self.free_ram[i] = free('MEMORY_MB')
@@ -368,6 +372,8 @@ class _Check:
             return weighers.pci_value(c.pci_free[candidates])
         if name == 'HypervisorVersionWeigher':
             return c.version[candidates]
+        if name == 'BuildFailureWeigher':
+            return c.failed_builds[candidates]
         policy = self.group.policy if self.group else None
         if name == 'ServerGroupSoftAffinityWeigher' and \
                 policy == 'soft-affinity':
@@ -626,10 +632,7 @@ def _distance(result, other):
 
 def _group_quota(quota):
     """The project's server_group_members limit, None when unlimited."""
-    if quota is None:
-        return None
-    limit = quota.limits.get('server_group_members')
-    return None if limit is None or limit < 0 else limit
+    return None if quota is None else quota.group_members_limit()
 
 
 def check(report, options, settings, columns, request, quota=None,
@@ -646,6 +649,14 @@ def check(report, options, settings, columns, request, quota=None,
         notes.append('%d host(s) without the compute node figures of '
                      'os-hypervisors: weighed from Placement, with no I/O '
                      'operations' % columns.without_figures)
+    if columns.without_stats and weighers.reads_stats(settings):
+        notes.append(
+            '%d host(s) weighed without their stats (IoOpsWeigher counts '
+            'the builds since the compute\'s last audit, '
+            'BuildFailureWeigher its failed builds; only the cell '
+            'database shows them, [openstack] cell_database_connections): '
+            'taken as the builds under way and none failed'
+            % columns.without_stats)
     if request.project_id is None:
         notes.append('no project: quotas not checked')
     outcomes = [Outcome(wanted) for wanted in request.servers]

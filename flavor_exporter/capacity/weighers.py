@@ -113,10 +113,6 @@ def unmodelled(settings_):
     lines = []
     names = {w.name for w in settings_.weighers}
     mult = settings_.multipliers
-    if 'BuildFailureWeigher' in names and \
-            mult['build_failure_weight_multiplier']:
-        lines.append('BuildFailureWeigher: a host\'s recent failed builds '
-                     'are in no API; taken as none')
     if 'ImagePropertiesWeigher' in names and \
             mult['image_props_weight_multiplier']:
         lines.append('ImagePropertiesWeigher: the image properties of the '
@@ -129,6 +125,12 @@ def unmodelled(settings_):
                      'that many best hosts; the host named is the best'
                      % settings_.host_subset_size)
     return lines
+
+
+def reads_stats(settings_):
+    """Whether a weigher run reads the compute nodes' stats."""
+    return any(settings_.multipliers[w.option] for w in settings_.weighers
+               if w.name in ('IoOpsWeigher', 'BuildFailureWeigher'))
 
 
 def host_multipliers(settings_, hosts):

@@ -29,8 +29,10 @@ from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures
+from flavor_exporter.publication import checks as check_docs
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import render
+from flavor_exporter.worker import checks
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import projects
 from flavor_exporter.worker import refresh
@@ -70,6 +72,12 @@ CLI_OPTS = [
                     'may use, its quota headroom (read now, as Nova counts '
                     'it) and startable, the smaller; json prints the '
                     '/v3/projects/PROJECT_ID/flavors/ document.'),
+    cfg.StrOpt('check', metavar='FILE',
+               help='Whether the set of servers FILE describes can start '
+                    'together, and where Nova would put each (a JSON '
+                    'body of POST /v3/checks; - reads stdin); json prints '
+                    'the answer document, as the API gives it to callers '
+                    'who may see hosts.'),
     cfg.BoolOpt('progress', default=None,
                 help='Show on stderr how far reading the cloud has got. '
                      'By default only when stderr is a terminal; never on '
@@ -179,6 +187,39 @@ def format_gpu_table(gpus):
         cells.append(', '.join('%s %d' % item for item in blocked) or '-')
         rows.append(cells)
     return _table(header, numeric, rows)
+
+
+def format_check(document):
+    """A check's answer: one row a request, then where each server goes."""
+    check = document[check_docs.CHECK]
+    rows = []
+    for index, item in enumerate(check[check_docs.REQUESTS], 1):
+        stop = item['stopped_by']
+        rows.append([
+            str(index), (item['flavor'] or {}).get(pub.NAME, item['asked']),
+            item['request'], str(item[check_docs.COUNT]),
+            str(item[check_docs.STARTED]) if item['reached'] else '-',
+            ('%s: %s' % (stop['kind'], stop['reason'])) if stop else '-'])
+    text = _table(['#', 'flavor', 'request', 'count', 'started',
+                   'stopped_by'], [True, False, False, True, True, False],
+                  rows)
+    for index, item in enumerate(check[check_docs.REQUESTS], 1):
+        hosts = [s[pub.HOST] + ('~' if s['tied_with'] else '')
+                 for s in item[check_docs.SERVERS]]
+        if hosts:
+            text += '%d: %s\n' % (index, ' '.join(hosts))
+        for alternative in item['alternatives']:
+            text += _('%(index)d: would start instead: %(count)d x '
+                      '%(name)s') % {'index': index,
+                                     'count': alternative['would_start'],
+                                     'name': alternative[pub.NAME]} + '\n'
+    verdict = _('the set starts') if check[check_docs.FITS] else \
+        _('the set does not start whole')
+    text += '%s: %d of %d servers\n' % (verdict, check[check_docs.STARTED],
+                                        check['requested'])
+    for note in check[check_docs.NOTES]:
+        text += _('note: %s') % note + '\n'
+    return text
 
 
 def _table(header, numeric, rows):
@@ -298,7 +339,27 @@ def _check(conf):
             conf.project_id):
         raise exceptions.InvalidOption(
             _('--project %s is not a project id') % conf.project_id[:80])
+    if conf.check is not None and (conf.gpus or conf.project_id):
+        raise exceptions.InvalidOption(
+            _('--check answers for the set in its file (which names its '
+              'project): give it without --gpus and --project'))
     return refresh.engine_options(conf), chosen_cloud(conf)
+
+
+def read_check(conf):
+    """The set_check.SetRequest of --check FILE; InvalidOption if bad."""
+    try:
+        if conf.check == '-':
+            body = json.load(sys.stdin)
+        else:
+            with open(conf.check) as stream:
+                body = json.load(stream)
+        return check_docs.parse(body, conf.checks.max_servers,
+                                projects_api.valid_project_id)
+    except (OSError, ValueError) as exc:
+        raise exceptions.InvalidOption(
+            _('--check %(file)s: %(why)s') % {'file': conf.check,
+                                              'why': exc})
 
 
 @start.command
@@ -314,6 +375,11 @@ def main(argv):
         # across the progress line.
         logging.getLogger('flavor_exporter').setLevel(logging.ERROR)
     try:
+        wanted = read_check(conf) if conf.check is not None else None
+    except exceptions.InvalidOption as exc:
+        sys.stderr.write('%s: %s\n' % (PROG, exc))
+        return 2
+    try:
         client = openstack.CloudClient.from_conf(conf, cloud.group)
         # Nothing is published: the documents are printed.
         refresher = refresh.Refresher(conf, publisher=None, client=client,
@@ -324,7 +390,10 @@ def main(argv):
         else:
             report = refresher.compute()
         project = None
-        if conf.project_id is not None:
+        if wanted is not None:
+            project = checks.Checker(conf, options).answer(report, client,
+                                                           wanted)
+        elif conf.project_id is not None:
             project = projects.compute(conf, report, client,
                                        conf.project_id, options.tenancy)
     except Exception as exc:
@@ -335,7 +404,9 @@ def main(argv):
         return 1
     # Only the list it prints: per-host documents are the bulk of a
     # refresh's rendering on a large cloud.
-    if project is not None:
+    if wanted is not None:
+        document = project
+    elif project is not None:
         document = project
         if conf.gpu:
             document[pub.FLAVORS] = [f for f in document[pub.FLAVORS]
@@ -348,7 +419,9 @@ def main(argv):
     if conf.format == 'json':
         sys.stdout.write(json.dumps(document, indent=2) + '\n')
     else:
-        if project is not None:
+        if wanted is not None:
+            sys.stdout.write(format_check(document))
+        elif project is not None:
             sys.stdout.write(format_project_table(document[pub.FLAVORS]))
         elif conf.gpus:
             sys.stdout.write(format_gpu_table(document[pub.GPUS]))

@@ -286,6 +286,8 @@ REFRESH_REQUEST_NAME = 'refresh-request'
 
 #: The requests of API processes: a counter and a ring of slots.
 PROJECT_REQUESTS_NAME = 'project-requests'
+#: The set checks API processes ask for (mailboxes.CheckRequests).
+CHECK_REQUESTS_NAME = 'check-requests'
 
 # What the workers hear of Nova's notifications (worker/notifications.py),
 # for the leading worker (publication/mailboxes.py): a counter per part

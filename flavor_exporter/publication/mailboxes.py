@@ -22,6 +22,7 @@ look (state lives in the cache, not in a process):
 - RefreshRequests: publish now, because the cache is cold ([api]
   compute_on_miss) or lost parts of the current generation;
 - ProjectRequests: compute these projects' documents;
+- CheckRequests: answer these set checks;
 - Changes: Nova announced a change; read these parts of the cloud again;
 - TurnedAway: Nova placed these requests nowhere (NoValidHost).
 
@@ -82,19 +83,19 @@ class ProjectRequests:
     """
 
     SLOTS = 4096
+    #: The name its entries are kept under.
+    NAME = pub.PROJECT_REQUESTS_NAME
 
     def __init__(self, backend, key):
         self._backend = backend
         self._key = key
-        self._counter = key(pub.PROJECT_REQUESTS_NAME + '/count')
+        self._counter = key(self.NAME + '/count')
 
     def _slot(self, number):
-        return self._key('%s/slot/%d' % (pub.PROJECT_REQUESTS_NAME,
-                                         number % self.SLOTS))
+        return self._key('%s/slot/%d' % (self.NAME, number % self.SLOTS))
 
     def _asked(self, project_id):
-        return self._key('%s/asked/%s' % (pub.PROJECT_REQUESTS_NAME,
-                                          project_id))
+        return self._key('%s/asked/%s' % (self.NAME, project_id))
 
     #: What ask() did.
     ASKED = 'asked'
@@ -123,7 +124,7 @@ class ProjectRequests:
     def _admit(self, client, limit, now):
         minute = int(now // 60)
         key = self._key('%s/client/%s/%d' % (
-            pub.PROJECT_REQUESTS_NAME, pub.identity(client.encode()),
+            self.NAME, pub.identity(client.encode()),
             minute))
         return self._backend.incr(key, 120) <= limit
 
@@ -154,6 +155,43 @@ class ProjectRequests:
     def answered(self, project_id):
         """The worker answered: the project may be asked for again."""
         self._backend.delete(self._asked(project_id))
+
+
+class CheckRequests(ProjectRequests):
+    """The set checks API processes ask the worker for.
+
+    A ProjectRequests ring of check ids (publication/checks.identity);
+    the body of each is kept beside it, and the worker's answer under
+    the same id, where every API process finds it.
+    """
+
+    NAME = pub.CHECK_REQUESTS_NAME
+
+    def _body(self, check_id):
+        return self._key('%s/body/%s' % (self.NAME, check_id))
+
+    def _answer(self, check_id):
+        return self._key('%s/answer/%s' % (self.NAME, check_id))
+
+    def ask_check(self, check_id, body, ttl, client, limit, now):
+        """Leave body for the worker; as ProjectRequests.ask."""
+        self._backend.set_many({self._body(check_id): pub.encode(body)},
+                               ttl)
+        return self.ask(check_id, ttl, client, limit, now)
+
+    def body(self, check_id):
+        """The body asked with check_id, or None once expired."""
+        return pub.decode(self._backend.get(self._body(check_id)))
+
+    def answer(self, check_id, fields, ttl):
+        """Publish the worker's answer; the check may be asked again."""
+        self._backend.set_many({self._answer(check_id): pub.encode(fields)},
+                               ttl)
+        self.answered(check_id)
+
+    def answer_of(self, check_id):
+        """The answer published for check_id (a dict), or None."""
+        return pub.decode(self._backend.get(self._answer(check_id)))
 
 
 class Changes:

@@ -106,6 +106,8 @@ class Publisher:
             backend, self.reader.key)
         self.project_requests = mailboxes.ProjectRequests(
             backend, self.reader.key)
+        self.check_requests = mailboxes.CheckRequests(
+            backend, self.reader.key)
         #: What the workers heard of Nova's notifications.
         self.changes = mailboxes.Changes(backend, self.reader.key)
         self.turned_away = mailboxes.TurnedAway(backend, self.reader.key)

@@ -11,12 +11,14 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Compute nodes' NUMA cells, read from Nova's cell databases.
+"""Compute nodes' NUMA cells and stats, read from Nova's cell databases.
 
 No API shows a host's NUMA topology with its usage: Nova's resource
 tracker keeps it in compute_nodes.numa_topology of the host's cell
 database, as the JSON of a NUMATopology versioned object, and the
-scheduler reads it from there. This reader does the same, read-only, and
+scheduler reads it from there. Nor the stats two weighers read
+(compute_nodes.stats: io_workload, the builds since the node's last
+audit, and failed_builds). This reader does the same, read-only, and
 only when the operator opts in ([openstack] cell_database_connections);
 it needs SELECT on a few columns of compute_nodes and nothing else.
 
@@ -25,6 +27,7 @@ refresh: its hosts' cells stay unknown, and the flavors that need them
 say they were counted by Placement alone (numa_bounds).
 """
 
+import dataclasses
 import json
 
 from oslo_log import log
@@ -37,7 +40,7 @@ LOG = log.getLogger(__name__)
 
 _QUERY = sqlalchemy.text(
     'SELECT host, hypervisor_hostname, numa_topology, cpu_allocation_ratio, '
-    'ram_allocation_ratio FROM compute_nodes WHERE deleted = 0')
+    'ram_allocation_ratio, stats FROM compute_nodes WHERE deleted = 0')
 # What the scheduler takes when a compute node row has no ratio (0 or
 # NULL): [DEFAULT] initial_*_allocation_ratio's defaults.
 _INITIAL_RATIOS = {'VCPU': 4.0, 'MEMORY_MB': 1.0}
@@ -81,6 +84,23 @@ def topology(text, cpu_ratio, ram_ratio):
                                  cpu_ratio, ram_ratio)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(_('unreadable numa_topology: %s') % exc) from None
+
+
+def with_stats(figures, text):
+    """figures with the scheduler's io_ops and failed_builds of stats.
+
+    stats: the compute_nodes.stats JSON ({name: value as text}); figures
+    unchanged when it cannot be read (ValueError is not raised: the
+    weighers then say what they took instead).
+    """
+    try:
+        stats = json.loads(text) if text else {}
+        return dataclasses.replace(
+            figures, io_ops=int(stats.get('io_workload', 0)),
+            failed_builds=int(stats.get('failed_builds', 0)),
+            from_stats=True)
+    except (ValueError, TypeError, AttributeError):
+        return figures
 
 
 def _ratio(value, host, resource_class):
@@ -132,10 +152,12 @@ class CellDatabases:
                     'hosts are unknown') % {
                         'db': where, 'error': str(exc).splitlines()[0]})
                 continue
-            for name, node, text, cpu, ram in rows:
+            for name, node, text, cpu, ram, stats in rows:
                 host = by_node.get((name, node))
                 if host is None:
                     continue  # a node no source listed
+                if host.figures is not None:
+                    host.figures = with_stats(host.figures, stats)
                 key = (text, _ratio(cpu, host, 'VCPU'),
                        _ratio(ram, host, 'MEMORY_MB'))
                 try:

@@ -155,7 +155,8 @@ class QuotaReader:
                         for name in quota_mod.LEGACY},
                 count_usage_from_placement=(
                     self._conf.quota.count_usage_from_placement),
-                read_at=now)
+                read_at=now, group_members=(quota_set.get(
+                    quota_mod.GROUP_MEMBERS) or {}).get('limit'))
         in_use = placement_usage(client.get(
             'placement', '/usages', USAGES_MICROVERSION,
             params={'project_id': project_id}))

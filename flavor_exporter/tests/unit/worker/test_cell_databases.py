@@ -46,11 +46,14 @@ def numa_topology(*cells):
         for i, (cpus, used, pinned) in enumerate(cells)]}))
 
 
+FIGURES = model.SchedulerFigures(8192, 100, None, 8, 0, io_ops=0)
+
+
 def host(name):
     root = model.Provider('rp-' + name, name, inventories={
         'VCPU': model.Inventory(8, allocation_ratio=16.0),
         'MEMORY_MB': model.Inventory(8192, allocation_ratio=1.5)})
-    return model.Host(name, name, providers=[root])
+    return model.Host(name, name, providers=[root], figures=FIGURES)
 
 
 class TestCellDatabases(base.BaseTestCase):
@@ -65,18 +68,22 @@ class TestCellDatabases(base.BaseTestCase):
             db.execute(sqlalchemy.text(
                 'CREATE TABLE compute_nodes (host TEXT, hypervisor_hostname '
                 'TEXT, numa_topology TEXT, cpu_allocation_ratio FLOAT, '
-                'ram_allocation_ratio FLOAT, deleted INTEGER)'))
+                'ram_allocation_ratio FLOAT, stats TEXT, deleted INTEGER)'))
+            stats = '{"io_workload": "2", "failed_builds": "1"}'
             for row in (
                     ('a', 'a', numa_topology(([0, 1], 0, []),
-                                             ([2, 3], 1024, [2])), 4.0, 1.0),
-                    ('b', 'b', numa_topology(([0, 1], 0, [])), 0.0, None),
-                    ('c', 'c', None, 4.0, 1.0),
-                    ('d', 'd', '{"nova_object.name": "Nope"}', 4.0, 1.0),
+                                             ([2, 3], 1024, [2])), 4.0, 1.0,
+                     stats),
+                    ('b', 'b', numa_topology(([0, 1], 0, [])), 0.0, None,
+                     'not json'),
+                    ('c', 'c', None, 4.0, 1.0, None),
+                    ('d', 'd', '{"nova_object.name": "Nope"}', 4.0, 1.0,
+                     stats),
                     ('gone', 'gone', numa_topology(([0], 0, [])), 4.0,
-                     1.0)):
+                     1.0, stats)):
                 db.execute(sqlalchemy.text(
                     'INSERT INTO compute_nodes VALUES '
-                    '(:h, :n, :t, :c, :r, 0)'), dict(zip('hntcr', row)))
+                    '(:h, :n, :t, :c, :r, :s, 0)'), dict(zip('hntcrs', row)))
             db.execute(sqlalchemy.text(
                 "UPDATE compute_nodes SET deleted = 5 WHERE host = 'gone'"))
 
@@ -103,6 +110,21 @@ class TestCellDatabases(base.BaseTestCase):
         self.assertEqual(1, len(problems))
         self.assertIn('compute node d in sqlite:///', problems[0])
         self.assertIn('not a NUMATopology object', problems[0])
+
+    def test_stats_give_the_scheduler_s_counts(self):
+        hosts = [host(name) for name in ('a', 'b', 'c', 'd', 'e')]
+        cell_databases.CellDatabases([self.url]).attach(hosts, [])
+        a, b, c, d, e = [h.figures for h in hosts]
+        self.assertEqual((2, 1, True), (a.io_ops, a.failed_builds,
+                                        a.from_stats))
+        # A row whose NUMA cells are unreadable still has its stats.
+        self.assertEqual((2, 1, True), (d.io_ops, d.failed_builds,
+                                        d.from_stats))
+        # No stats: none counted; unreadable stats or no row: unknown.
+        self.assertEqual((0, 0, True), (c.io_ops, c.failed_builds,
+                                        c.from_stats))
+        self.assertIs(FIGURES, b)
+        self.assertIs(FIGURES, e)
 
     def test_equal_rows_share_their_cells(self):
         reader = cell_databases.CellDatabases([self.url])

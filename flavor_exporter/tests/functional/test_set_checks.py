@@ -1,0 +1,177 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Set checks against Nova: boot the set in order, compare server by server.
+
+For each set, `flavor-exporter-report --check` answers first; then the
+oracle boots the set on the real test cloud in launch order until Nova
+refuses a request, and every request must have started as many servers
+as the check said, on the hosts it named. Where the check names hosts of
+equal weight (Nova takes one of them in an order its process's string
+hashing decides), Nova may take another: the two are then swapped in
+what the check said of the servers after it.
+"""
+
+import json
+import os
+import uuid
+
+from flavor_exporter.tests.functional import test_commands
+from testcloud import cloud_venv
+from testcloud import oracle
+
+# Every set boots as a project of its own with Nova's quotas lifted, but
+# for server_group_members (10 by default), unless the test sets some.
+UNLIMITED = {'instances': -1, 'cores': -1, 'ram': -1}
+
+
+class TestSetChecksOnTheCloud(test_commands.CommandsTestCase):
+
+    scenario = 'set_checks'
+    shared = True
+
+    def setUp(self):
+        super().setUp()
+        self.admin = self.cloud.connection()
+        # As a deployer mirrors the cloud's release and lets the service
+        # read the compute nodes' stats, which two weighers read.
+        self.config = self.write_config_file(
+            'flavor-exporter.conf',
+            '[openstack]\ncloud = %s\ncell_database_connections = %s\n'
+            '[capacity]\nnova_release = %s\n' % (
+                self.cloud.cloud_name, self.cloud.cell_database,
+                cloud_venv.selected()), self.spec.pci_aliases)
+
+    def check(self, body):
+        path = os.path.join(self.workdir, 'set-%s.json' % uuid.uuid4().hex)
+        with open(path, 'w') as stream:
+            json.dump(body, stream)
+        return self.report(self.config, '--check', path)['check']
+
+    def boot(self, body, project):
+        member = oracle.as_project(self.admin, project)
+        group = body.get('server_group')
+        return oracle.boot_set(
+            member, self.admin,
+            [(s['flavor'], s.get('count', 1), s.get('min_count'))
+             for s in body['servers']],
+            availability_zone=body.get('availability_zone'),
+            group=(group['policy'], group.get('rules', {}).get(
+                'max_server_per_host')) if group else None)
+
+    def assert_nova_agrees(self, body, quota=None):
+        """Check body, boot it, compare; the check's answer."""
+        project = 'set-%s' % uuid.uuid4().hex[:12]
+        oracle.set_quota(self.admin, project, **(quota or UNLIMITED))
+        body = dict(body, project_id=project)
+        answer = self.check(body)
+        result = self.boot(body, project)
+        requests = answer['requests']
+        # Nova refuses where the check stops, or nowhere.
+        stopped = [i for i, r in enumerate(requests) if r['stopped_by']]
+        self.assertEqual(stopped[:1], [result.refused[0]] if result.refused
+                         else [], (answer, result))
+        self.assertEqual(not stopped, answer['fits'])
+        renamed = {}
+        for index, hosts in enumerate(result.started):
+            said = requests[index]
+            self.assertEqual(said['started'], len(hosts),
+                             (index, answer, result))
+            if said['request'] == 'multi-create':
+                # Nova lists a request's servers in no defined order.
+                self.assertEqual(
+                    sorted(renamed.get(s['host'], s['host'])
+                           for s in said['servers']), sorted(hosts),
+                    (index, answer, result))
+                continue
+            for server, host in zip(said['servers'], hosts):
+                named = renamed.get(server['host'], server['host'])
+                tied = {renamed.get(h, h) for h in server['tied_with']}
+                self.assertIn(host, tied | {named}, (index, answer, result))
+                if host != named:
+                    # Nova broke the tie the other way.
+                    renamed.update({named: host, host: named})
+        return answer
+
+    def test_cpu_flavors_spread_over_both_models(self):
+        answer = self.assert_nova_agrees({'servers': [
+            {'flavor': 'c.large', 'count': 3},
+            {'flavor': 'c.small', 'count': 4}]})
+        self.assertTrue(answer['fits'])
+
+    def test_gpu_then_cpu_until_the_zone_is_full(self):
+        answer = self.assert_nova_agrees({
+            'servers': [{'flavor': 'g.a100.1', 'count': 2},
+                        {'flavor': 'c.xlarge', 'count': 8}],
+            'availability_zone': 'az-gpu'})
+        self.assertFalse(answer['fits'])
+        self.assertEqual('resources',
+                         answer['requests'][1]['stopped_by']['kind'])
+
+    def test_multi_create_starts_whole(self):
+        answer = self.assert_nova_agrees({'servers': [
+            {'flavor': 'c.medium', 'count': 5, 'min_count': 5},
+            {'flavor': 'c.small', 'count': 2}]})
+        self.assertTrue(answer['fits'])
+
+    def test_multi_create_that_does_not_fit_starts_nothing(self):
+        answer = self.assert_nova_agrees({'servers': [
+            {'flavor': 'g.a100.2', 'count': 2, 'min_count': 2}]})
+        self.assertEqual(0, answer['requests'][0]['started'])
+        self.assertTrue(answer['requests'][0]['alternatives'])
+
+    def test_anti_affinity_in_a_zone(self):
+        answer = self.assert_nova_agrees({
+            'servers': [{'flavor': 'c.large', 'count': 4}],
+            'availability_zone': 'az-1',
+            'server_group': {'policy': 'anti-affinity'}})
+        self.assertEqual('server_group',
+                         answer['requests'][0]['stopped_by']['kind'])
+
+    def test_anti_affinity_two_per_host_multi_create(self):
+        self.assert_nova_agrees({
+            'servers': [{'flavor': 'c.small', 'count': 6, 'min_count': 6}],
+            'availability_zone': 'az-2',
+            'server_group': {'policy': 'anti-affinity',
+                             'rules': {'max_server_per_host': 2}}})
+
+    def test_affinity_fills_one_host(self):
+        answer = self.assert_nova_agrees({
+            'servers': [{'flavor': 'c.large', 'count': 9}],
+            'server_group': {'policy': 'affinity'}})
+        self.assertFalse(answer['fits'])
+
+    def test_soft_policies(self):
+        self.assert_nova_agrees({
+            'servers': [{'flavor': 'c.small', 'count': 5}],
+            'availability_zone': 'az-1',
+            'server_group': {'policy': 'soft-affinity'}})
+        self.assert_nova_agrees({
+            'servers': [{'flavor': 'c.medium', 'count': 3, 'min_count': 1},
+                        {'flavor': 'c.small', 'count': 3}],
+            'server_group': {'policy': 'soft-anti-affinity'}})
+
+    def test_tight_quota(self):
+        answer = self.assert_nova_agrees(
+            {'servers': [{'flavor': 'c.medium', 'count': 2},
+                         {'flavor': 'c.large', 'count': 3}]},
+            quota={'instances': 10, 'cores': 16, 'ram': -1})
+        stop = answer['requests'][1]['stopped_by']
+        self.assertEqual(('quota', 'cores'), (stop['kind'], stop['limit']))
+        # A multi-create is cut to what the quota allows.
+        answer = self.assert_nova_agrees(
+            {'servers': [{'flavor': 'c.small', 'count': 6,
+                          'min_count': 2}]},
+            quota={'instances': 4, 'cores': -1, 'ram': -1})
+        self.assertEqual(4, answer['requests'][0]['started'])

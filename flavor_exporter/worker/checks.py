@@ -1,0 +1,146 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The leading worker's answers to set checks (POST /v3/checks).
+
+An API process leaves the check's body in the cache and its id in a
+ring (publication/mailboxes.CheckRequests); at each look ([checks]
+poll_interval), in a thread of its own, the leading worker takes the new
+ones in the order they came, at most [checks] max_per_poll, computes
+each on its last report (set_check.py; the project's quota read now)
+and publishes the answer under the check's id, with the time of the
+data it was computed from: the API serves it while no newer data is
+published, and asks again after the next refresh.
+
+The arrays the scheduler simulation reads of every host are made once
+per report (set_check.Columns) and copied for each check, so a check
+costs its own servers, not the cloud's size.
+"""
+
+import threading
+import time
+
+from oslo_log import log
+
+from flavor_exporter.capacity import numa_fit
+from flavor_exporter.capacity import set_check
+from flavor_exporter.capacity import weighers
+from flavor_exporter.common import failures
+from flavor_exporter.publication import cache
+from flavor_exporter.publication import checks as check_docs
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.worker import quotas
+
+LOG = log.getLogger(__name__)
+
+# What a published answer carries besides the document.
+PROBLEM = 'problem'
+STATUS = 'status'
+
+
+def scheduler_settings(conf):
+    """The weighers.Settings of [filter_scheduler] for the cloud's Nova."""
+    return weighers.settings(conf, conf.capacity.nova_release)
+
+
+class Checker:
+    """Answers set checks on the reports of one cloud."""
+
+    def __init__(self, conf, options):
+        self._conf = conf
+        self._options = options
+        self._settings = scheduler_settings(conf)
+        self._quotas = quotas.QuotaReader(conf)
+        self._columns = (None, None)  # (report, set_check.Columns)
+        self._numa = numa_fit.Counts(options.numa)
+        self._lock = threading.Lock()
+
+    def answer(self, report, client, request):
+        """The answer document of a SetRequest on report.
+
+        The project's quota is read now; quotas.ProjectUnknown or a
+        CloudError when it cannot be.
+        """
+        quota = None
+        if request.project_id is not None:
+            quota = self._quotas.read(client, request.project_id)
+        with self._lock:
+            if self._columns[0] is not report:
+                self._columns = (report, set_check.Columns(
+                    report, self._settings))
+                self._numa.start()
+            answer = set_check.check(report, self._options, self._settings,
+                                     self._columns[1], request, quota,
+                                     self._numa)
+        return check_docs.document(answer, request, report.collected_at)
+
+
+class CheckAnswers:
+    """Publishes the answers to the checks API processes ask for."""
+
+    def __init__(self, conf, publisher, refresher, cloud, options,
+                 clock=time.time):
+        self._conf = conf
+        self._publisher = publisher
+        self._refresher = refresher
+        self._cloud = cloud
+        self._clock = clock
+        self._checker = Checker(conf, options)
+        self._seen = None
+        self.status = {'answered': 0, 'failed': 0}
+
+    def answer(self):
+        """Answer the checks asked for, at most max_per_poll; how many."""
+        report = self._refresher.last_report
+        if report is None:
+            return 0  # no data yet: the first refresh answers them
+        try:
+            self._seen, asked = self._publisher.check_requests.since(
+                self._seen)
+        except cache.CacheError as exc:
+            LOG.debug('Check requests unreadable: %s', exc)
+            return 0
+        answered = 0
+        for check_id in asked[:self._conf.checks.max_per_poll]:
+            answered += self._answer(check_id, report)
+        return answered
+
+    def _answer(self, check_id, report):
+        requests = self._publisher.check_requests
+        body = requests.body(check_id)
+        if body is None:
+            return 0  # expired, or answered by the worker led before
+        try:
+            request = check_docs.parse(
+                body, self._conf.checks.max_servers, lambda _: True)
+            document = self._checker.answer(
+                report, self._refresher.client, request)
+            fields = {check_docs.CHECK: document[check_docs.CHECK]}
+            self.status['answered'] += 1
+        except quotas.ProjectUnknown as exc:
+            fields = {PROBLEM: {STATUS: 404, 'reason': str(exc)}}
+        except Exception as exc:
+            reason = failures.explain(exc, self._cloud.group)
+            LOG.debug('The failed check', exc_info=True)
+            LOG.error('%sCheck %s failed: %s', self._cloud.log_prefix,
+                      check_id, reason)
+            self.status['failed'] += 1
+            fields = {PROBLEM: {STATUS: 502, 'reason': reason}}
+        fields[pub.TIMESTAMP] = pub.iso_timestamp(report.collected_at)
+        try:
+            requests.answer(check_id, fields, self._conf.checks.answer_ttl)
+        except cache.CacheError as exc:
+            LOG.warning('%sCheck %s not published: %s',
+                        self._cloud.log_prefix, check_id, exc)
+            return 0
+        return 1
