@@ -52,6 +52,7 @@ from flavor_exporter.api.middleware import request_limits
 from flavor_exporter.api.middleware import request_log
 from flavor_exporter.api import policy
 from flavor_exporter.api import published
+from flavor_exporter.api.resources import checks
 from flavor_exporter.api.resources import projects
 from flavor_exporter.api import routes
 from flavor_exporter.common import clouds
@@ -88,6 +89,9 @@ def make_published(conf, backend=None):
         state.projects = projects.ProjectDocuments(
             readers[name], conf.projects, published.REQUEST_TTL,
             threads=conf.api.threads)
+        if conf.checks.enabled:
+            state.checks = checks.CheckAnswers(readers[name], conf.checks,
+                                               threads=conf.api.threads)
     return data
 
 

@@ -13,13 +13,14 @@
 #    under the License.
 """The API's one router: every request goes through the route table.
 
-For each request: refuse methods other than GET and HEAD (a read-only
-API, on every path); match the route once (routes.py), or answer 404;
-authenticate the caller unless the route is public (auth.py); check the
-route's policy for the caller; parse its query; call the route's
-function (resources/) and serve what it returns: a published document
-with its validators (200, or 304 when the client has it), or a page.
-/healthcheck is oslo.middleware's application, mounted.
+For each request: match the route once (routes.py), or answer 404;
+refuse a method the route does not answer (405: every route reads with
+GET and HEAD, but for POST /v3/checks); authenticate the caller unless
+the route is public (auth.py); check the route's policy for the caller;
+parse its query; call the route's function (resources/) and serve what
+it returns: a published document with its validators (200, or 304 when
+the client has it), or a page. /healthcheck is oslo.middleware's
+application, mounted.
 
 No framework routes here: portals poll the documents many times a
 minute, and a framework's per-request routing costs several times what
@@ -40,7 +41,8 @@ from flavor_exporter.api import routes
 
 LOG = log.getLogger(__name__)
 
-ALLOWED_METHODS = ('GET', 'HEAD')
+#: Methods some route answers; others are refused on every path.
+ALLOWED_METHODS = routes.READ + routes.POST
 #: Where the route matched travels in the environ, through authentication.
 ROUTE_KEY = 'flavor_exporter.route'
 # Query kinds of routes.py with filters: (parser, the query of none).
@@ -114,12 +116,13 @@ class Dispatcher:
 
     def __call__(self, environ, start_response):
         method = environ.get('REQUEST_METHOD', 'GET')
-        if method not in ALLOWED_METHODS:
-            return errors.answer_exception(
-                environ, start_response,
-                errors.MethodNotAllowed(method, ALLOWED_METHODS))
         found = environ[ROUTE_KEY] = self._router.match(
             environ.get('PATH_INFO') or '/')
+        allowed = found[0].methods if found is not None else ALLOWED_METHODS
+        if method not in allowed:
+            return errors.answer_exception(
+                environ, start_response,
+                errors.MethodNotAllowed(method, allowed))
         if found is not None:
             route = found[0]
             if route.mounted:

@@ -62,8 +62,17 @@ class MethodNotAllowed(ApiError):
     code = 405
 
     def __init__(self, method, allowed):
-        super().__init__('%s is not allowed: this API is read-only.'
-                         % method[:32], [('Allow', ', '.join(allowed))])
+        super().__init__('%s is not allowed here; %s is.'
+                         % (method[:32], ' or '.join(allowed)),
+                         [('Allow', ', '.join(allowed))])
+
+
+class PayloadTooLarge(ApiError):
+    code = 413
+
+
+class UnsupportedMediaType(ApiError):
+    code = 415
 
 
 class TooManyRequests(ApiError):

@@ -71,6 +71,9 @@ class Cloud:
         self.watcher = watcher
         #: resources.projects.ProjectDocuments of the cloud (app.py).
         self.projects = None
+        #: resources.checks.CheckAnswers of the cloud, None when [checks]
+        #: enabled is false (app.py).
+        self.checks = None
         self.on_cold = on_cold
         self._refresh_requests = mailboxes.RefreshRequests(
             reader.backend, reader.key)

@@ -33,6 +33,7 @@ page need the slash). Parameters match one non-empty path segment.
 
 import collections
 
+from flavor_exporter.api.resources import checks
 from flavor_exporter.api.resources import docs
 from flavor_exporter.api.resources import flavors
 from flavor_exporter.api.resources import gpus
@@ -52,13 +53,19 @@ NONE = 'none'            # refused: a misspelt filter must not go unseen
 IGNORED = 'ignored'      # the predecessors ignored them; portals add some
 
 
+#: The methods of a route that reads, and of the one that computes.
+READ = ('GET', 'HEAD')
+POST = ('POST',)
+
+
 class Route(collections.namedtuple(
-        'Route', 'path operation handler policy query public')):
+        'Route', 'path operation handler policy query public methods')):
     """One route: path template, OpenAPI operationId, what answers it.
 
     handler: the function of resources/ that answers it, or HEALTHCHECK;
-    policy: the rule a caller must pass (None: any caller); public:
-    served without authentication.
+    policy: the rule a caller must pass (None: any caller, or one the
+    handler enforces on what the body names); public: served without
+    authentication; methods: those it answers.
     """
 
     @property
@@ -73,8 +80,8 @@ class Route(collections.namedtuple(
 
 
 def _route(path, operation, handler, policy=None, query=NONE,
-           public=False):
-    return Route(path, operation, handler, policy, query, public)
+           public=False, methods=READ):
+    return Route(path, operation, handler, policy, query, public, methods)
 
 
 _V3 = [
@@ -90,6 +97,9 @@ _V3 = [
      projects.list_project_flavors, policies.PROJECT_FLAVOR_LIST),
     ('/v3/projects/{project_id}/flavors/{flavor}', 'getProjectFlavor',
      projects.show_project_flavor, policies.PROJECT_FLAVOR_GET),
+    # The policy is the handler's: the project is in the body.
+    ('/v3/checks', 'createCheck', checks.create_check, None, NONE, False,
+     POST),
 ]
 
 TABLE = [

@@ -52,11 +52,7 @@ from flavor_exporter.capacity import numa_fit
 from flavor_exporter.capacity import quota as quota_mod
 from flavor_exporter.capacity import tenancy
 from flavor_exporter.capacity import weighers
-
-SUCCESSIVE = 'successive'
-MULTI_CREATE = 'multi-create'
-POLICIES = ('affinity', 'anti-affinity', 'soft-affinity',
-            'soft-anti-affinity')
+from flavor_exporter.common import set_request
 
 # What stops a request (Stop.kind).
 FLAVOR = 'flavor'
@@ -69,39 +65,6 @@ RESOURCES = 'resources'
 ALTERNATIVES = 3
 # Flavors of the same kind counted, nearest first, to find them.
 _ALTERNATIVES_TRIED = 20
-
-
-@dataclasses.dataclass(frozen=True)
-class Wanted:
-    """One request of the set: count servers of a flavor (id or name).
-
-    min_count set: one multi-create request of min_count..count servers;
-    None: count successive requests of one server each.
-    """
-
-    flavor: str
-    count: int
-    min_count: int | None = None
-
-    @property
-    def mode(self):
-        return SUCCESSIVE if self.min_count is None else MULTI_CREATE
-
-
-@dataclasses.dataclass(frozen=True)
-class ServerGroup:
-    """The new server group every server of the set joins."""
-
-    policy: str
-    max_server_per_host: int | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class SetRequest:
-    servers: tuple  # Wanted, in launch order
-    project_id: str | None = None
-    availability_zone: str | None = None
-    group: ServerGroup | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,7 +94,7 @@ class Stop:
 class Outcome:
     """What one request of the set does."""
 
-    wanted: Wanted
+    wanted: set_request.Wanted
     flavor: object = None  # model.Flavor, None when not found
     started: list = dataclasses.field(default_factory=list)  # Placed
     stop: Stop | None = None
@@ -716,7 +679,7 @@ def _start(state, outcome, result, placed_hosts, members_before):
     print_ = quota_mod.footprint_of(state.quota, result.flavor,
                                     result.request)
     group_limit = _group_quota(state.quota) if state.group else None
-    if wanted.mode == MULTI_CREATE:
+    if wanted.mode == set_request.MULTI_CREATE:
         count, stop = _multi_count(state, result, print_, wanted,
                                    group_limit, members_before)
         if stop is not None:

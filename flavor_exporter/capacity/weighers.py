@@ -93,8 +93,8 @@ class Settings:
 
 
 def settings(conf, release):
-    """The Settings of conf's [filter_scheduler] for a Nova release."""
-    section = conf.filter_scheduler
+    """The Settings of conf's [weighers] for a Nova release."""
+    section = conf.weighers
     names = {name.strip().rsplit('.', 1)[-1]
              for name in section.weight_classes}
     everything = ALL_WEIGHERS.rsplit('.', 1)[-1] in names

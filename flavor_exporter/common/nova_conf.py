@@ -16,7 +16,8 @@
 Several [capacity] and [quota] options mirror nova.conf, since the
 numbers depend on how the cloud's Nova is configured. An operator who
 pastes nova.conf's sections instead ([scheduler], [filter_scheduler],
-[compute], [oslo_limit], [workarounds]) would believe them honoured; they
+[compute], [oslo_limit], [workarounds], [metrics]) would believe them
+honoured; they
 are not: flavor-exporter reads its own groups only, so that one option
 never has two homes. advice() names, for each pasted line that says
 otherwise than flavor-exporter's option, the option to set.
@@ -41,7 +42,21 @@ MIRRORED = {
         ('quota', 'endpoint_region_name'),
     ('workarounds', 'unified_limits_count_pcpu_as_vcpu'):
         ('quota', 'unified_limits_count_pcpu_as_vcpu'),
+    ('metrics', 'weight_multiplier'):
+        ('weighers', 'metrics_weight_multiplier'),
+    ('metrics', 'weight_setting'): ('weighers', 'metrics_weight_setting'),
 }
+# The weighers' options keep their names in [weighers] (conf/checks.py).
+MIRRORED.update({('filter_scheduler', name): ('weighers', name) for name in (
+    'weight_classes', 'host_subset_size', 'shuffle_best_same_weighed_hosts',
+    'ram_weight_multiplier', 'cpu_weight_multiplier',
+    'disk_weight_multiplier', 'io_ops_weight_multiplier',
+    'pci_weight_multiplier', 'soft_affinity_weight_multiplier',
+    'soft_anti_affinity_weight_multiplier',
+    'build_failure_weight_multiplier',
+    'hypervisor_version_weight_multiplier',
+    'num_instances_weight_multiplier', 'image_props_weight_multiplier',
+    'cross_cell_move_weight_multiplier')})
 #: Filters of [filter_scheduler] enabled_filters -> the [capacity] option
 #: that says whether the cloud runs them.
 FILTERS = {
@@ -61,6 +76,13 @@ def _same(value, ours):
         return value.strip().lower() in (('true', '1', 'yes', 'on')
                                          if ours else
                                          ('false', '0', 'no', 'off'))
+    if isinstance(ours, list):
+        return [v.strip() for v in value.split(',') if v.strip()] == ours
+    if isinstance(ours, (int, float)):
+        try:
+            return float(value) == ours
+        except ValueError:
+            return False
     return value.strip() == ('' if ours is None else str(ours))
 
 

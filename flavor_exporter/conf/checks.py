@@ -11,16 +11,16 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""[checks] and [filter_scheduler]: the set check (POST /v3/checks).
+"""[checks] and [weighers]: the set check (POST /v3/checks).
 
 A check places a set of servers the way Nova's scheduler would, request
 by request (capacity/set_check.py). The API asks the leading worker
 through the cache and waits for its answer, as for projects; [checks]
-bounds what that costs. [filter_scheduler] mirrors the options of the
-same name in the cloud's nova.conf that decide where Nova puts a server
-among the hosts that fit: the weighers and their multipliers. Its
-section of nova.conf can be copied as it is; options this service does
-not read are ignored.
+bounds what that costs. [weighers] mirrors the options of nova.conf's
+[filter_scheduler] (and [metrics]) that decide where Nova puts a server
+among the hosts that fit: the weighers and their multipliers, under the
+same names (common/nova_conf.py says which to set when nova.conf's
+section is pasted instead).
 """
 
 from oslo_config import cfg
@@ -39,7 +39,7 @@ opts = [
     cfg.IntOpt('max_servers', default=50, min=1, max=500,
                help='Servers one check may ask for, all requests '
                     'together; a larger set is answered 400.'),
-    cfg.FloatOpt('wait', default=5.0, min=0.5, max=30.0,
+    cfg.FloatOpt('wait', default=5.0, min=0.0, max=30.0,
                  help='Seconds an API request waits for the worker\'s '
                       'answer (usually well under a second) before a 503 '
                       'with Retry-After; asking again then finds the '
@@ -68,7 +68,7 @@ opts = [
 ]
 
 scheduler_group = cfg.OptGroup(
-    'filter_scheduler', title='The cloud\'s Nova scheduler weighers',
+    'weighers', title='The cloud\'s Nova scheduler weighers',
     help='As the cloud\'s nova.conf sets them: where Nova puts a server '
          'among the hosts that fit. Each multiplier may also be set per '
          'host aggregate in its metadata, under the same name; Nova and '

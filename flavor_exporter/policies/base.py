@@ -18,6 +18,7 @@ from oslo_policy import policy
 ADMIN_OR_SYSTEM_READER = 'rule:admin_or_system_reader'
 ANY_AUTHENTICATED = '@'
 PROJECT_READER = 'rule:project_reader'
+PROJECT_MEMBER = 'rule:project_member'
 
 rules = [
     policy.RuleDefault(
@@ -30,6 +31,10 @@ rules = [
         check_str='(role:reader or role:member) and '
                   'project_id:%(project_id)s',
         description='A reader or member of the project the route names.'),
+    policy.RuleDefault(
+        name='project_member',
+        check_str='role:member and project_id:%(project_id)s',
+        description='A member of the project the request names.'),
 ]
 
 

@@ -36,6 +36,7 @@ STATUS = PREFIX + 'status:get'
 METRICS = PREFIX + 'metrics:get'
 PROJECT_FLAVOR_LIST = PREFIX + 'project:flavor:list'
 PROJECT_FLAVOR_GET = PREFIX + 'project:flavor:get'
+CHECK_CREATE = PREFIX + 'check:create'
 
 _SCOPES = ['system', 'project']
 
@@ -133,6 +134,20 @@ rules = [
                      'path': '/v3/projects/{project_id}/flavors/{flavor}'},
                     {'method': 'GET', 'path': '/v3/clouds/{cloud}/'
                      'projects/{project_id}/flavors/{flavor}'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=CHECK_CREATE,
+        check_str='%s or %s' % (base.ADMIN_OR_SYSTEM_READER,
+                                base.PROJECT_MEMBER),
+        description='Check whether a set of servers can start together '
+                    'for a project, and why not: its own members, '
+                    'administrators and system readers. The project is '
+                    'the body\'s project_id, by default the token\'s; a '
+                    'check without a project (quotas not checked) needs '
+                    'an administrator or a system reader. Host names '
+                    'are in the answer only for capacity:flavor:hosts.',
+        operations=[{'method': 'POST', 'path': '/v3/checks'},
+                    {'method': 'POST', 'path': '/v3/clouds/{cloud}/checks'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=METRICS,

@@ -36,7 +36,7 @@ callers allowed to see hosts (without_hosts()).
 import hashlib
 import json
 
-from flavor_exporter.capacity import set_check
+from flavor_exporter.common import set_request
 from flavor_exporter.publication import contract as pub
 
 SERVERS = 'servers'
@@ -53,6 +53,11 @@ FITS = 'fits'
 REQUESTS = 'requests'
 STARTED = 'started'
 NOTES = 'notes'
+# What the worker publishes instead of an answer it could not compute:
+# {PROBLEM: {STATUS: 404 or 502, REASON: text}}.
+PROBLEM = 'problem'
+STATUS = 'status'
+REASON = 'reason'
 
 _KEYS = {SERVERS, PROJECT_ID, pub.ZONE, SERVER_GROUP}
 _SERVER_KEYS = {FLAVOR, COUNT, MIN_COUNT}
@@ -102,7 +107,7 @@ def _server(index, item):
             raise InvalidCheck('%s: min_count %d is above count %d (Nova '
                                'refuses that too)' % (where, min_count,
                                                       count))
-    return set_check.Wanted(flavor, count, min_count)
+    return set_request.Wanted(flavor, count, min_count)
 
 
 def _group(value):
@@ -112,9 +117,9 @@ def _group(value):
         raise InvalidCheck('server_group must be an object {"policy": ...}')
     _unknown(value, {POLICY, RULES}, 'server_group')
     policy = value.get(POLICY)
-    if policy not in set_check.POLICIES:
+    if policy not in set_request.POLICIES:
         raise InvalidCheck('server_group.policy must be one of %s' %
-                           ', '.join(set_check.POLICIES))
+                           ', '.join(set_request.POLICIES))
     rules = value.get(RULES) or {}
     if not isinstance(rules, dict):
         raise InvalidCheck('server_group.rules must be an object')
@@ -126,11 +131,11 @@ def _group(value):
                                'for the anti-affinity policy only (as in '
                                'Nova)')
         most = _integer(most, 'server_group.rules.max_server_per_host', 1)
-    return set_check.ServerGroup(policy, most)
+    return set_request.ServerGroup(policy, most)
 
 
 def parse(body, max_servers, valid_project_id):
-    """The set_check.SetRequest of a decoded body; InvalidCheck if bad.
+    """The set_request.SetRequest of a decoded body; InvalidCheck if bad.
 
     valid_project_id(text): whether text can be a project id.
     """
@@ -158,8 +163,8 @@ def parse(body, max_servers, valid_project_id):
     zone = body.get(pub.ZONE)
     if zone is not None:
         zone = _name(zone, 'availability_zone')
-    return set_check.SetRequest(wanted, project_id, zone,
-                                _group(body.get(SERVER_GROUP)))
+    return set_request.SetRequest(wanted, project_id, zone,
+                                  _group(body.get(SERVER_GROUP)))
 
 
 def canonical(request):
@@ -210,7 +215,7 @@ def _request(outcome):
 
 
 def document(answer, request, collected_at):
-    """The answer document of a set_check.SetAnswer (a dict).
+    """The answer document of a set_request.SetAnswer (a dict).
 
     collected_at: when the data it was computed from was read.
     """

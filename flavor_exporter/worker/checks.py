@@ -27,8 +27,8 @@ per report (set_check.Columns) and copied for each check, so a check
 costs its own servers, not the cloud's size.
 """
 
+import collections
 import threading
-import time
 
 from oslo_log import log
 
@@ -39,28 +39,26 @@ from flavor_exporter.common import failures
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import checks as check_docs
 from flavor_exporter.publication import contract as pub
+from flavor_exporter.worker import projects
 from flavor_exporter.worker import quotas
 
 LOG = log.getLogger(__name__)
 
-# What a published answer carries besides the document.
-PROBLEM = 'problem'
-STATUS = 'status'
-
 
 def scheduler_settings(conf):
-    """The weighers.Settings of [filter_scheduler] for the cloud's Nova."""
+    """The weighers.Settings of [weighers] for the cloud's Nova."""
     return weighers.settings(conf, conf.capacity.nova_release)
 
 
 class Checker:
     """Answers set checks on the reports of one cloud."""
 
-    def __init__(self, conf, options):
+    def __init__(self, conf, options, quota_reader=None):
+        """quota_reader: a quotas.QuotaReader, by default conf's."""
         self._conf = conf
         self._options = options
         self._settings = scheduler_settings(conf)
-        self._quotas = quotas.QuotaReader(conf)
+        self._quotas = quota_reader or quotas.QuotaReader(conf)
         self._columns = (None, None)  # (report, set_check.Columns)
         self._numa = numa_fit.Counts(options.numa)
         self._lock = threading.Lock()
@@ -85,18 +83,24 @@ class Checker:
         return check_docs.document(answer, request, report.collected_at)
 
 
+def _problem(status, reason):
+    return {check_docs.PROBLEM: {check_docs.STATUS: status,
+                                 check_docs.REASON: reason}}
+
+
 class CheckAnswers:
     """Publishes the answers to the checks API processes ask for."""
 
     def __init__(self, conf, publisher, refresher, cloud, options,
-                 clock=time.time):
+                 quota_reader=None):
         self._conf = conf
         self._publisher = publisher
         self._refresher = refresher
         self._cloud = cloud
-        self._clock = clock
-        self._checker = Checker(conf, options)
+        self._checker = Checker(conf, options, quota_reader)
         self._seen = None
+        # Asked for, not answered yet, in the order asked.
+        self._queue = collections.OrderedDict()
         self.status = {'answered': 0, 'failed': 0}
 
     def answer(self):
@@ -110,8 +114,12 @@ class CheckAnswers:
         except cache.CacheError as exc:
             LOG.debug('Check requests unreadable: %s', exc)
             return 0
+        for check_id in asked:
+            if len(self._queue) < projects.MAX_QUEUED:
+                self._queue[check_id] = None
         answered = 0
-        for check_id in asked[:self._conf.checks.max_per_poll]:
+        while self._queue and answered < self._conf.checks.max_per_poll:
+            check_id = self._queue.popitem(last=False)[0]
             answered += self._answer(check_id, report)
         return answered
 
@@ -126,19 +134,24 @@ class CheckAnswers:
             document = self._checker.answer(
                 report, self._refresher.client, request)
             fields = {check_docs.CHECK: document[check_docs.CHECK]}
+            ttl = self._conf.checks.answer_ttl
             self.status['answered'] += 1
         except quotas.ProjectUnknown as exc:
-            fields = {PROBLEM: {STATUS: 404, 'reason': str(exc)}}
+            fields = _problem(404, str(exc))
+            # As a project Nova does not know is answered 404 (projects).
+            ttl = self._conf.projects.max_age
         except Exception as exc:
-            reason = failures.explain(exc, self._cloud.group)
+            reason = failures.explain(exc, self._cloud.group, again=False)
             LOG.debug('The failed check', exc_info=True)
             LOG.error('%sCheck %s failed: %s', self._cloud.log_prefix,
                       check_id, reason)
             self.status['failed'] += 1
-            fields = {PROBLEM: {STATUS: 502, 'reason': reason}}
+            fields = _problem(502, reason)
+            # Asked again soon after: the quota API may be back.
+            ttl = projects.FIRST_RETRY
         fields[pub.TIMESTAMP] = pub.iso_timestamp(report.collected_at)
         try:
-            requests.answer(check_id, fields, self._conf.checks.answer_ttl)
+            requests.answer(check_id, fields, ttl)
         except cache.CacheError as exc:
             LOG.warning('%sCheck %s not published: %s',
                         self._cloud.log_prefix, check_id, exc)

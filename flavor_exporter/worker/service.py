@@ -40,6 +40,7 @@ from flavor_exporter.common import one_process
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
+from flavor_exporter.worker import checks
 from flavor_exporter.worker import demand
 from flavor_exporter.worker import leadership
 from flavor_exporter.worker import projects
@@ -73,6 +74,7 @@ class WorkerService(service.Service):
         self._wall_clock = wall_clock
         self.refresher = None
         self.projects = None
+        self.checks = None
         self.leadership = None
         self._publisher = None
         self._leads = False
@@ -98,6 +100,10 @@ class WorkerService(service.Service):
                                            cloud=self.cloud)
         self.projects = projects.ProjectAnswers(
             self._conf, self._publisher, self.refresher, self.cloud)
+        if self._conf.checks.enabled:
+            self.checks = checks.CheckAnswers(
+                self._conf, self._publisher, self.refresher, self.cloud,
+                self._options)
         self.leadership = leadership.Leadership.from_conf(self._conf,
                                                           self.cloud)
         LOG.info('%sRefreshing capacity data every %d seconds when this '
@@ -110,6 +116,10 @@ class WorkerService(service.Service):
         # not hold the refreshes.
         self.tg.add_dynamic_timer_args(self.project_tick,
                                        stop_on_exception=False)
+        if self.checks is not None:
+            # Checks too: a portal waits for each answer.
+            self.tg.add_dynamic_timer_args(self.check_tick,
+                                           stop_on_exception=False)
         url = self._conf[self.cloud.group].notification_transport_url
         if url:
             self._listen(url)
@@ -146,6 +156,17 @@ class WorkerService(service.Service):
             LOG.error('%sAnswering projects failed, trying again: %s',
                       self.cloud.log_prefix, failures.explain(exc))
         return self._conf.projects.poll_interval
+
+    def check_tick(self):
+        """Answer the set checks asked for, when leading; seconds to wait."""
+        try:
+            if self._leads:
+                self.checks.answer()
+        except Exception as exc:
+            LOG.debug('The failed check tick', exc_info=True)
+            LOG.error('%sAnswering set checks failed, trying again: %s',
+                      self.cloud.log_prefix, failures.explain(exc))
+        return self._conf.checks.poll_interval
 
     def change_tick(self):
         """Refresh what Nova announced, when leading; seconds to wait.

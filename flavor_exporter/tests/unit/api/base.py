@@ -15,15 +15,19 @@
 
 import datetime
 import threading
+import types
 
 import webtest
 
 from flavor_exporter.api import app
+from flavor_exporter.capacity import engine
+from flavor_exporter.common import clouds
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
+from flavor_exporter.worker import checks
 from flavor_exporter.worker import refresh
 
 
@@ -57,6 +61,21 @@ class FlakyBackend(cache.MemoryBackend):
     def flush(self):
         """Forget everything, as a restarted memcached does."""
         self._items.clear()
+
+
+class SampleQuotas:
+    """A QuotaReader of canned readings: {project id: quota or error}."""
+
+    def __init__(self, readings=None):
+        self.readings = readings or {}
+        self.reads = 0
+
+    def read(self, client, project_id):
+        self.reads += 1
+        found = self.readings.get(project_id, sample.project_quota())
+        if isinstance(found, Exception):
+            raise found
+        return found
 
 
 class ApiTestCase(base.TestCase):
@@ -137,3 +156,30 @@ class ApiTestCase(base.TestCase):
         if message is not None:
             self.assertIn(message, got)
         self.assertNotIn(b'<html', response.body.lower())
+
+    def answer_checks(self, readings=None):
+        """Run the leading worker's answers to set checks until the end.
+
+        On the sample report of the data published now (publish() first);
+        readings: SampleQuotas' {project id: quota or error}. Returns the
+        worker's CheckAnswers (its status counts what it answered).
+        """
+        pointer = self.store.reader.current()
+        collected_at = datetime.datetime.fromisoformat(
+            pointer[pub.TIMESTAMP].replace('Z', '+00:00'))
+        refresher = types.SimpleNamespace(
+            last_report=sample.report(collected_at=collected_at),
+            client=None)
+        answers = checks.CheckAnswers(
+            self.conf, self.store, refresher, clouds.default(self.conf),
+            engine.Options(), SampleQuotas(readings))
+        stop = threading.Event()
+
+        def answer():
+            while not stop.wait(0.01):
+                answers.answer()
+        thread = threading.Thread(target=answer, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join)
+        self.addCleanup(stop.set)
+        return answers

@@ -112,11 +112,18 @@ class TestDispatcher(base.ApiTestCase):
             self.app.get('/v3/flavors/g1')
         self.assertEqual(1, match.call_count)
 
-    def test_read_only_on_every_path(self):
-        for path in ('/v3/flavors/', '/healthcheck', '/nowhere'):
+    def test_methods_of_the_route(self):
+        for path in ('/v3/flavors/', '/healthcheck'):
             response = self.app.post(path, status=405)
-            self.assertJsonError(response, 405, 'read-only')
+            self.assertJsonError(response, 405,
+                                 'POST is not allowed here; GET or HEAD is')
             self.assertEqual('GET, HEAD', response.headers['Allow'])
+        response = self.app.get('/v3/checks', status=405)
+        self.assertEqual('POST', response.headers['Allow'])
+        # No route: a method no route answers is refused, another is 404.
+        response = self.app.put('/nowhere', status=405)
+        self.assertEqual('GET, HEAD, POST', response.headers['Allow'])
+        self.app.post('/nowhere', status=404)
         self.health.assert_not_called()
 
     def test_head_has_the_headers_not_the_body(self):

@@ -93,7 +93,7 @@ class TestLegacy(base.ApiTestCase):
         self.assertJsonError(self.app.get('/gpus/flavors/a/b', status=404),
                              404, legacy=True)
         response = self.app.delete('/gpus/flavors/g1', status=405)
-        self.assertJsonError(response, 405, 'read-only', legacy=True)
+        self.assertJsonError(response, 405, 'not allowed here', legacy=True)
 
     def test_cold_cache(self):
         self.flags(group='api', retry_after=42)

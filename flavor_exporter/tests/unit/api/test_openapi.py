@@ -38,7 +38,13 @@ from flavor_exporter.api import routes
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.tests.unit.api import base
+from flavor_exporter.worker import quotas
 
+#: The identity keystonemiddleware gives a member of project p1.
+MEMBER = {'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
+          'X-Roles': 'member', 'X-Project-Id': 'p1'}
+#: A set check of the sample cloud's flavors.
+CHECK = {'servers': [{'flavor': 'gpu.a100', 'count': 1}]}
 # Sample values for path parameters, all of published flavors and GPUs.
 SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default',
            'gpu_type': 'a100', 'project_id': 'p1'}
@@ -71,7 +77,10 @@ class TestOpenApi(base.ApiTestCase):
 
     def test_operations_are_the_tables(self):
         for path, route in documented_routes().items():
-            operation = self.document['paths'][path]['get']['operationId']
+            item = self.document['paths'][path]
+            self.assertEqual({route.methods[0].lower()}, set(item) - {'head'},
+                             path)
+            operation = item[route.methods[0].lower()]['operationId']
             self.assertIn(operation, (route.operation,
                                       route.operation + 'Slash',
                                       route.operation.replace(
@@ -97,10 +106,16 @@ class TestOpenApi(base.ApiTestCase):
 
     def test_documented_answers(self):
         self.publish()
+        self.answer_checks()
         for path, item in self.document['paths'].items():
             url = path.format(**SAMPLES)
-            operation = item['get']
-            response = self.app.get(url, expect_errors=True)
+            if 'post' in item:
+                operation = item['post']
+                response = self.app.post_json(url, CHECK, expect_errors=True)
+                self.assertEqual(200, response.status_int, url)
+            else:
+                operation = item['get']
+                response = self.app.get(url, expect_errors=True)
             self.assertIn(str(response.status_int), operation['responses'],
                           url)
             content = operation['responses'][str(response.status_int)].get(
@@ -111,7 +126,7 @@ class TestOpenApi(base.ApiTestCase):
 
     def test_public_routes_documented_public(self):
         public = {p for p, item in self.document['paths'].items()
-                  if item['get'].get('security') == []}
+                  if next(iter(item.values())).get('security') == []}
         self.assertEqual({path for path, route in documented_routes().items()
                           if route.public}, public)
 
@@ -173,6 +188,8 @@ class TestEveryStatus(base.ApiTestCase):
 
     def answers(self, method, path, route):
         """{status: [webtest responses]} of every way path can answer."""
+        if method == 'post':
+            return self.check_answers(path)
         url = path.format(**SAMPLES)
         call = self.caller(self.published, method)
         answers = [
@@ -201,10 +218,54 @@ class TestEveryStatus(base.ApiTestCase):
                         keystone(url, headers={'X-Auth-Token': 'a-token'})]
         if route.policy:
             refusing = self.refused_by_policy()
-            answers.append(self.caller(refusing, method)(url, headers={
-                'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
-                'X-Roles': 'member', 'X-Project-Id': 'p1'}))
+            answers.append(self.caller(refusing, method)(url,
+                                                         headers=MEMBER))
             self.flags(auth_strategy='noauth')
+        found = {}
+        for answer in answers:
+            found.setdefault(str(answer.status_int), []).append(answer)
+        return found
+
+    def check_answers(self, path):
+        """{status: [webtest responses]} of every way a check answers."""
+        url = path.format(**SAMPLES)
+        self.flags(group='checks', wait=5)
+        self._app = None
+        post = functools.partial(self.app.post_json, url,
+                                 expect_errors=True)
+        raw = functools.partial(self.app.post, url, expect_errors=True)
+        worker = self.answer_checks({'gone': quotas.ProjectUnknown('gone'),
+                                     'broken': RuntimeError('timed out')})
+        answers = [post(CHECK), post({}), post(dict(CHECK, project_id='gone')),
+                   post(dict(CHECK, project_id='broken')),
+                   raw(b' ' * 70000, content_type='application/json'),
+                   raw(b'{}', content_type='text/plain'),
+                   self.app.post_json(url + '?q=' + 'a' * 17000, CHECK,
+                                      expect_errors=True),
+                   post(CHECK, headers={'X-Big': 'a' * 40000}),
+                   self.app.post_json(url.replace('default', 'nope'), CHECK,
+                                      expect_errors=True)]
+        worker.status['answered'] = 0
+        with mock.patch.object(routes.Router, 'match',
+                               side_effect=RuntimeError('boom')):
+            answers.append(post(CHECK))
+        # Nobody answers a new check on the cold API: 503; a client over
+        # its share of new checks: 429.
+        self.flags(group='checks', wait=0, new_per_client=1)
+        cold = functools.partial(webtest.TestApp(app.setup_app(
+            self.conf, base.FlakyBackend())).post_json, url,
+            expect_errors=True)
+        self._app = None
+        answers += [cold(CHECK), self.app.post_json(
+            url, {'servers': [{'flavor': 'm1.large'}]}, expect_errors=True)]
+        keystone = self.keystone()
+        answers += [keystone.post_json(url, CHECK, expect_errors=True),
+                    keystone.post_json(url, CHECK, expect_errors=True,
+                                       headers={'X-Auth-Token': 'a'})]
+        refusing = self.refused_by_policy()
+        answers.append(refusing.post_json(url, CHECK, expect_errors=True,
+                                          headers=MEMBER))
+        self.flags(auth_strategy='noauth')
         found = {}
         for answer in answers:
             found.setdefault(str(answer.status_int), []).append(answer)
@@ -260,20 +321,25 @@ class TestEveryStatus(base.ApiTestCase):
                         self.check_answer(path, code, documented, answer)
 
     def test_other_methods(self):
+        table = documented_routes()
         for path in self.document['paths']:
             documented = self.resolve({
                 '$ref': '#/components/responses/%sMethodNotAllowed'
                 % ('Legacy' if path.startswith('/gpus') else '')})
             url = path.format(**SAMPLES)
-            for method in ('post', 'put', 'delete', 'patch', 'options'):
+            methods = table[path].methods
+            for method in ('get', 'post', 'put', 'delete', 'patch',
+                           'options'):
+                if method.upper() in methods:
+                    continue
                 answer = getattr(self.published, method)(url, status=405)
-                self.assertEqual('GET, HEAD', answer.headers['Allow'])
+                self.assertEqual(', '.join(methods), answer.headers['Allow'])
                 self.check_answer(url, '405', documented, answer)
 
     def test_head_is_answered_as_get(self):
         # OpenAPI lists HEAD only where it differs (/healthcheck: 204).
         for path, item in self.document['paths'].items():
-            if 'head' in item:
+            if 'head' in item or 'get' not in item:
                 continue
             url = path.format(**SAMPLES)
             got = self.published.get(url)

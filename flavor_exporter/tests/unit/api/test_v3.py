@@ -317,7 +317,7 @@ class TestHttp(base.ApiTestCase):
         for method in ('post', 'put', 'patch', 'delete'):
             response = getattr(self.app, method)('/v3/flavors/',
                                                  status=405)
-            self.assertJsonError(response, 405, 'read-only')
+            self.assertJsonError(response, 405, 'not allowed here')
             self.assertEqual('GET, HEAD', response.headers['Allow'])
 
 

@@ -282,6 +282,10 @@ class PlacementSourceTestCase(base.TestCase):
         super().setUp()
         self.cloud = FakeCloud()
         self.client = fakes.FakeClient(answer=self.cloud.answer)
+        # The calls counted here are those of the capacity numbers; set
+        # checks add the hypervisors to every usage reading
+        # (test_set_checks_read_the_hypervisors_with_usages).
+        self.flags(group='checks', enabled=False)
         self.source = placement_source.PlacementSource(self.conf)
 
     def collect(self):
@@ -452,6 +456,20 @@ class TestTrees(PlacementSourceTestCase):
                           'providers_fetched': 0, 'providers_reused': 6,
                           'usages_read': 0, 'usages_summarized': 6},
                          self.source.last_stats)
+
+    def test_set_checks_read_the_hypervisors_with_usages(self):
+        self.flags(group='checks', enabled=True)
+        self.collect()
+        start = self.client.call_count
+        second = self.collect()
+        self.assertEqual(1 + 1 + 3 + 1, second.api_calls)
+        self.assertIn('/os-hypervisors/detail', self.client.paths(start))
+        figures = second.hosts[0].figures
+        # The api-ref sample's figures, as the scheduler weighs them.
+        self.assertEqual(model.SchedulerFigures(
+            free_ram_mb=7680, free_disk_gb=1028, disk_available_least=0,
+            vcpus=2, vcpus_used=0, io_ops=0, hypervisor_version=1000),
+            figures)
 
     def test_access_lists_are_kept_between_collects(self):
         self.cloud.add_flavor('private')

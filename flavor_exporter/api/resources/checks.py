@@ -1,0 +1,173 @@
+# Copyright 2026 The flavor-exporter Authors
+#
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Can this set of servers start together? POST /v3/checks.
+
+The API process imports no cloud client and computes nothing: it checks
+the body (publication/checks.py) and the caller's right to check for the
+project, then leaves the check for the leading worker in the cache
+(mailboxes.CheckRequests) and waits for its answer, at most [checks]
+wait; only [checks] max_waiting requests of a process wait at a time,
+the others are a 503 with Retry-After at once. The same check asked
+again for the same data is answered from the cache at once, by any API
+process; a client asks for at most [checks] new_per_client new checks a
+minute (429 beyond), so that a crowd cannot hold the worker.
+
+A caller checks for its own project (the body's project_id, by default
+the token's project); for another, it needs capacity:check:create to
+allow that project (an administrator or a system reader). Host names
+appear only for callers capacity:flavor:hosts allows.
+"""
+
+import dataclasses
+import json
+import threading
+import time
+
+from flavor_exporter.api import errors
+from flavor_exporter.api import generations
+from flavor_exporter.api.resources import projects
+from flavor_exporter.api import responses
+from flavor_exporter.policies import capacity as policies
+from flavor_exporter.publication import checks as check_docs
+from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import mailboxes
+from flavor_exporter.publication import reader as reader_mod
+
+#: The largest body read: 50 servers take a few KiB.
+MAX_BODY = 65536
+POLL_SECONDS = 0.05
+
+
+class NotReady(errors.ServiceUnavailable):
+    def __init__(self, retry_after):
+        super().__init__('The check is being computed; ask again in %d '
+                         'seconds.' % retry_after, retry_after)
+
+
+class CheckAnswers:
+    """The checks of one cloud, as one API process asks and reads them."""
+
+    def __init__(self, reader, conf, threads=None, clock=time.monotonic,
+                 sleep=time.sleep):
+        """conf: the [checks] options; threads: [api] threads."""
+        self._requests = mailboxes.CheckRequests(reader.backend, reader.key)
+        self._conf = conf
+        self.max_servers = conf.max_servers
+        waiting = conf.max_waiting if threads is None else min(
+            conf.max_waiting, threads - 1)
+        self._waiting = threading.BoundedSemaphore(waiting) \
+            if waiting else None
+        self._clock = clock
+        self._sleep = sleep
+
+    def get(self, request, body, client, data_timestamp):
+        """The answer (a dict) to a SetRequest whose body is body.
+
+        data_timestamp: the TIMESTAMP of the data published now; an
+        answer computed from older data is asked for again. Raises
+        errors.NotFound, BadGateway, TooManyRequests, NotReady or
+        reader.CacheError.
+        """
+        check_id = check_docs.identity(request)
+        answer = self._answer(check_id, data_timestamp)
+        if answer is not None:
+            return answer
+        asked = self._requests.ask_check(
+            check_id, body, int(self._conf.wait * 4) + 10, client,
+            self._conf.new_per_client, time.time())
+        if asked == self._requests.REFUSED:
+            raise errors.TooManyRequests(
+                'You asked for more than %d new checks this minute; retry '
+                'in a minute.' % self._conf.new_per_client, 60)
+        if self._waiting is None or not self._waiting.acquire(
+                blocking=False):
+            raise NotReady(self._conf.retry_after)
+        try:
+            deadline = self._clock() + self._conf.wait
+            while self._clock() < deadline:
+                self._sleep(POLL_SECONDS)
+                answer = self._answer(check_id, data_timestamp)
+                if answer is not None:
+                    return answer
+        finally:
+            self._waiting.release()
+        raise NotReady(self._conf.retry_after)
+
+    def _answer(self, check_id, data_timestamp):
+        found = self._requests.answer_of(check_id)
+        if found is None or found.get(pub.TIMESTAMP, '') < data_timestamp:
+            return None
+        problem = found.get(check_docs.PROBLEM)
+        if problem is None:
+            return found[check_docs.CHECK]
+        if problem[check_docs.STATUS] == 404:
+            raise errors.NotFound('%s.' % problem[check_docs.REASON])
+        raise errors.BadGateway('The check could not be computed: %s.'
+                                % problem[check_docs.REASON],
+                                self._conf.retry_after)
+
+
+def _body(environ):
+    """The decoded JSON body of the request; BadRequest and the like."""
+    kind = environ.get('CONTENT_TYPE', '').split(';')[0].strip().lower()
+    if kind and kind != 'application/json':
+        raise errors.UnsupportedMediaType(
+            'Send the check as application/json, not %s.' % kind[:80])
+    try:
+        length = int(environ.get('CONTENT_LENGTH') or 0)
+    except ValueError:
+        raise errors.BadRequest('Content-Length is not a number.') from None
+    if length > MAX_BODY:
+        raise errors.PayloadTooLarge('A check body is at most %d bytes.'
+                                     % MAX_BODY)
+    raw = environ['wsgi.input'].read(length) if length else b''
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise errors.BadRequest(
+            'The body is not JSON: send {"servers": [{"flavor": id or '
+            'name, "count": N}, ...]}.') from None
+
+
+def create_check(request):
+    """POST /v3/checks: whether a set of servers starts, and where."""
+    data = request.published
+    state, view = data.answering(request.cloud)
+    if state.checks is None:
+        raise errors.NotFound('This API answers no checks ([checks] '
+                              'enabled is false).')
+    body = _body(request.environ)
+    try:
+        wanted = check_docs.parse(body, state.checks.max_servers,
+                                  projects.valid_project_id)
+    except check_docs.InvalidCheck as exc:
+        raise errors.BadRequest('%s.' % exc) from None
+    caller = request.caller
+    if wanted.project_id is None and caller.project_id:
+        wanted = dataclasses.replace(wanted, project_id=caller.project_id)
+    caller.require(policies.CHECK_CREATE,
+                   {'project_id': wanted.project_id})
+    if view.generation is None:
+        raise errors.NoData(data.retry_after)
+    try:
+        answer = state.checks.get(
+            wanted, check_docs.canonical(wanted), request.client,
+            view.generation.pointer[pub.TIMESTAMP])
+    except reader_mod.CacheError as exc:
+        raise errors.Unavailable('%s: %s' % (generations.UNREACHABLE, exc),
+                                 data.retry_after) from exc
+    document = {check_docs.CHECK: answer}
+    if not caller.may(policies.HOSTS):
+        document = check_docs.without_hosts(document)
+    return responses.page(document, headers=[('Cache-Control', 'no-store')])
