@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 BENCHMARKS = ('engine', 'publish', 'api', 'inprocess', 'collect', 'worker',
-              'memcached_loss', 'projects', 'notifications')
+              'memcached_loss', 'projects', 'notifications', 'checks')
 # Run only when named: minutes long, and Nova must be installed.
 ON_REQUEST = ('realcloud',)
 FUNCTIONAL_PYTHON = os.path.join('.tox', 'functional', 'bin', 'python')
