@@ -13,14 +13,18 @@
 #    under the License.
 """The capacity REST API (/v3/) over a keystoneauth session."""
 
+import time
 import urllib.parse
 
 from keystoneauth1 import adapter
+from keystoneauth1 import exceptions as ks_exc
 from osc_lib import exceptions
 
 #: Seconds to wait for an answer: a cold cache answers 503 at once, so a
 #: request that takes longer is an endpoint that does not answer.
 TIMEOUT = 30
+#: Times a check is asked while the service answers 503 (computing).
+CHECK_ATTEMPTS = 4
 
 
 class CapacityClient:
@@ -41,7 +45,10 @@ class CapacityClient:
     def _get(self, path, params=None):
         # keystoneauth raises its HttpError subclasses on 4xx/5xx, with
         # the API's JSON error message, and ConnectTimeout/ReadTimeout.
-        response = self._adapter.get(path, params=params, timeout=TIMEOUT)
+        return self._json(self._adapter.get(path, params=params,
+                                            timeout=TIMEOUT))
+
+    def _json(self, response):
         try:
             return response.json()
         except ValueError:
@@ -92,6 +99,22 @@ class CapacityClient:
         """The /v3/gpus/{type} document."""
         return self._get('%s/gpus/%s' % (
             self._base(cloud), urllib.parse.quote(gpu_type, safe='')))
+
+    def check(self, body, cloud=None):
+        """POST /v3/checks: the answer to a set check (its body).
+
+        A 503 while the service computes the check is asked again, as
+        its Retry-After says, a few times: the service keeps the answer.
+        """
+        for attempt in range(CHECK_ATTEMPTS):
+            try:
+                return self._json(self._adapter.post(
+                    self._base(cloud) + '/checks', json=body,
+                    timeout=TIMEOUT))
+            except ks_exc.ServiceUnavailable as exc:
+                if attempt == CHECK_ATTEMPTS - 1:
+                    raise
+                time.sleep(min(getattr(exc, 'retry_after', 0) or 2, 10))
 
     def get_flavor(self, flavor, cloud=None):
         """The /v3/flavors/{id or name} document."""

@@ -38,6 +38,7 @@ import yaml
 
 from flavor_exporter.api import app
 from flavor_exporter.common import clouds
+from flavor_exporter.osc import check as osc_check
 from flavor_exporter.osc import cloud as osc_cloud
 from flavor_exporter.osc import flavor as osc_flavor
 from flavor_exporter.osc import gpu as osc_gpu
@@ -63,7 +64,8 @@ class TestEntryPoints(base.base.BaseTestCase):
         commands = {e.name: e.load() for e in importlib.metadata
                     .entry_points(group='openstack.capacity.v%s'
                                   % plugin.DEFAULT_API_VERSION)}
-        self.assertEqual({'capacity_cloud_list': osc_cloud.ListCloud,
+        self.assertEqual({'capacity_check': osc_check.CheckSet,
+                          'capacity_cloud_list': osc_cloud.ListCloud,
                           'capacity_flavor_list': osc_flavor.ListFlavor,
                           'capacity_flavor_show': osc_flavor.ShowFlavor,
                           'capacity_gpu_list': osc_gpu.ListGpu,
@@ -222,6 +224,57 @@ class TestCommands(CommandTestCase):
                          shown['availability_zones'])
         done = self.openstack('capacity', 'gpu', 'show', 'nope', status=1)
         self.assertIn('No GPU type is named "nope"', done.stderr)
+
+
+class TestCheck(CommandTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='checks', wait=5)
+        self.publish()
+        self.answer_checks()
+        self.serve()
+
+    def test_servers_in_launch_order(self):
+        done = self.openstack('capacity', 'check', '--server', 'gpu.a100:3',
+                              '--server', 'm1.large:2:2', '-f', 'json')
+        rows = json.loads(done.stdout)
+        self.assertEqual(
+            [(1, 'gpu.a100', 'successive', 3, 2, 'cmp000, cmp000'),
+             (2, 'm1.large', 'multi-create', 2, 'not tried', '')],
+            [(r['#'], r['Flavor'], r['Request'], r['Count'], r['Started'],
+              r['Hosts']) for r in rows])
+        self.assertIn('resources: no valid host', rows[0]['Stopped By'])
+        self.assertIn('does not start whole: 2 of 5 servers', done.stderr)
+
+    def test_the_file_of_the_report(self):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'set.json')
+        with open(path, 'w') as f:
+            json.dump([{'flavor': 'm1.large', 'count': 2}], f)
+        done = self.openstack('capacity', 'check', '--file', path,
+                              '--group-policy', 'anti-affinity', '-f',
+                              'json')
+        rows = json.loads(done.stdout)
+        # One per host, the emptier first (cmp002 is disabled).
+        self.assertEqual(['cmp001, cmp000'], [r['Hosts'] for r in rows])
+        self.assertIn('The set starts: 2 servers.', done.stderr)
+
+    def test_arguments_refused(self):
+        done = self.openstack('capacity', 'check', status=1)
+        self.assertIn('--server FLAVOR:COUNT', done.stderr)
+        done = self.openstack('capacity', 'check', '--server', 'x:0',
+                              status=1)
+        self.assertIn('servers[0].count must be an integer of at least 1',
+                      done.stderr)
+
+    def test_server_entries(self):
+        for text, entry in (
+                ('m1:3', {'flavor': 'm1', 'count': 3}),
+                ('m1:3:2', {'flavor': 'm1', 'count': 3, 'min_count': 2}),
+                ('m1', {'flavor': 'm1', 'count': 1}),
+                ('a:b:4', {'flavor': 'a:b', 'count': 4})):
+            self.assertEqual(entry, osc_check.server_entry(text), text)
 
 
 class TestEndpointTrouble(CommandTestCase):
