@@ -22,7 +22,6 @@ per scenario host. Import this module only in the cloud's interpreter.
 """
 
 import collections
-import contextlib
 import logging
 import os
 import shutil
@@ -139,11 +138,10 @@ class NovaCloud(object):
 
     def start(self):
         case = self._case = _Fixtures()
-        cells = contextlib.nullcontext()
-        if self.scenario.numa:
-            # NUMA cells are read from the cell database (cell_database).
-            self._cells_dir = tempfile.mkdtemp(prefix='testcloud-cells-')
-            cells = nova_release.file_backed_cells(self._cells_dir)
+        # What only the cell database holds (NUMA cells, the compute
+        # nodes' stats) is read from it (cell_database), on every release.
+        self._cells_dir = tempfile.mkdtemp(prefix='testcloud-cells-')
+        cells = nova_release.file_backed_cells(self._cells_dir)
         with cells:
             case.setUp()
         _log_to_stderr(self.log_level)

@@ -58,8 +58,8 @@ def file_backed_cells(directory):
 
     Nova 32 and later already keep them in files; Nova 29's fixtures keep
     them in memory, where nothing outside the cloud's process can read
-    them. A scenario whose hosts have NUMA cells needs them readable, as
-    flavor-exporter reads a real cloud's cell databases for them. Returns
+    them. flavor-exporter reads a real cloud's cell databases for what no
+    API shows (NUMA cells, the compute nodes' stats). Returns
     a context manager for the cloud's set-up, where the fixtures make the
     databases.
     """
