@@ -108,10 +108,15 @@ class SchedulerFigures:
     #: Failed builds since the last success (BuildFailureWeigher), None
     #: when unknown.
     failed_builds: int | None = None
-    #: Whether io_ops and failed_builds are the scheduler's own, from
-    #: the node's stats in its cell database; else io_ops is
-    #: os-hypervisors' current_workload (builds under way), which the
-    #: scheduler's count (builds since the node's last audit) is not.
+    #: Free PCI devices of the node's pools (PCIWeigher), and the
+    #: node's own cpu_allocation_ratio (CPUWeigher); None: unknown.
+    pci_free: int | None = None
+    cpu_ratio: float | None = None
+    #: Whether io_ops, failed_builds and the two above are the
+    #: scheduler's own, from the node's row in its cell database; else
+    #: io_ops is os-hypervisors' current_workload (builds under way),
+    #: which the scheduler's count (builds since the node's last audit)
+    #: is not.
     from_stats: bool = False
 
 

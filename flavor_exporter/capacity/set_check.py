@@ -171,9 +171,11 @@ class Columns:
             return inv.total - inv.reserved - usages.get(rc, 0) if inv \
                 else 0
         vcpu = inventories.get('VCPU')
-        if vcpu is not None:
-            self.cpu_ratio[i] = vcpu.allocation_ratio
         figures = host.figures
+        if figures is not None and figures.cpu_ratio:
+            self.cpu_ratio[i] = figures.cpu_ratio
+        elif vcpu is not None:
+            self.cpu_ratio[i] = vcpu.allocation_ratio
         if figures is not None:
             self.free_ram[i] = figures.free_ram_mb
             self.free_disk_gb[i] = figures.free_disk_gb
@@ -195,7 +197,9 @@ class Columns:
                                                                     0)
         self.instances[i] = host.num_instances
         pci = [p for p in host.providers if fit.MANAGED_PCI_TRAIT in p.traits]
-        if pci:
+        if figures is not None and figures.pci_free is not None:
+            self.pci_free[i] = figures.pci_free
+        elif pci:
             self.pci_free[i] = sum(inv.capacity - p.usages.get(rc, 0)
                                    for p in pci
                                    for rc, inv in p.inventories.items())

@@ -16,9 +16,10 @@
 No API shows a host's NUMA topology with its usage: Nova's resource
 tracker keeps it in compute_nodes.numa_topology of the host's cell
 database, as the JSON of a NUMATopology versioned object, and the
-scheduler reads it from there. Nor the stats two weighers read
-(compute_nodes.stats: io_workload, the builds since the node's last
-audit, and failed_builds). This reader does the same, read-only, and
+scheduler reads it from there. Nor what the weighers read there: the
+stats (io_workload, the builds since the node's last audit, and
+failed_builds), the free devices of its PCI pools and its own CPU
+allocation ratio. This reader does the same, read-only, and
 only when the operator opts in ([openstack] cell_database_connections);
 it needs SELECT on a few columns of compute_nodes and nothing else.
 
@@ -40,7 +41,8 @@ LOG = log.getLogger(__name__)
 
 _QUERY = sqlalchemy.text(
     'SELECT host, hypervisor_hostname, numa_topology, cpu_allocation_ratio, '
-    'ram_allocation_ratio, stats FROM compute_nodes WHERE deleted = 0')
+    'ram_allocation_ratio, stats, pci_stats FROM compute_nodes '
+    'WHERE deleted = 0')
 # What the scheduler takes when a compute node row has no ratio (0 or
 # NULL): [DEFAULT] initial_*_allocation_ratio's defaults.
 _INITIAL_RATIOS = {'VCPU': 4.0, 'MEMORY_MB': 1.0}
@@ -86,20 +88,26 @@ def topology(text, cpu_ratio, ram_ratio):
         raise ValueError(_('unreadable numa_topology: %s') % exc) from None
 
 
-def with_stats(figures, text):
-    """figures with the scheduler's io_ops and failed_builds of stats.
+def with_stats(figures, stats, pci_stats, cpu_ratio):
+    """figures with what the scheduler reads of the node's row.
 
-    stats: the compute_nodes.stats JSON ({name: value as text}); figures
-    unchanged when it cannot be read (ValueError is not raised: the
-    weighers then say what they took instead).
+    stats: compute_nodes.stats ({name: value as text}, JSON); pci_stats:
+    its PciDevicePoolList; cpu_ratio: its cpu_allocation_ratio (0 or
+    None: unknown). figures unchanged when they cannot be read: the
+    weighers then say what they took instead.
     """
     try:
-        stats = json.loads(text) if text else {}
+        counts = json.loads(stats) if stats else {}
+        pools = _data(json.loads(pci_stats), 'PciDevicePoolList').get(
+            'objects') or () if pci_stats else ()
         return dataclasses.replace(
-            figures, io_ops=int(stats.get('io_workload', 0)),
-            failed_builds=int(stats.get('failed_builds', 0)),
+            figures, io_ops=int(counts.get('io_workload', 0)),
+            failed_builds=int(counts.get('failed_builds', 0)),
+            pci_free=sum(int(_data(pool, 'PciDevicePool')['count'])
+                         for pool in pools),
+            cpu_ratio=float(cpu_ratio) if cpu_ratio else None,
             from_stats=True)
-    except (ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError, AttributeError, KeyError):
         return figures
 
 
@@ -152,12 +160,12 @@ class CellDatabases:
                     'hosts are unknown') % {
                         'db': where, 'error': str(exc).splitlines()[0]})
                 continue
-            for name, node, text, cpu, ram, stats in rows:
+            for name, node, text, cpu, ram, stats, pci in rows:
                 host = by_node.get((name, node))
                 if host is None:
                     continue  # a node no source listed
                 if host.figures is not None:
-                    host.figures = with_stats(host.figures, stats)
+                    host.figures = with_stats(host.figures, stats, pci, cpu)
                 key = (text, _ratio(cpu, host, 'VCPU'),
                        _ratio(ram, host, 'MEMORY_MB'))
                 try:

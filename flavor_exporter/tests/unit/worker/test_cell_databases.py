@@ -68,22 +68,27 @@ class TestCellDatabases(base.BaseTestCase):
             db.execute(sqlalchemy.text(
                 'CREATE TABLE compute_nodes (host TEXT, hypervisor_hostname '
                 'TEXT, numa_topology TEXT, cpu_allocation_ratio FLOAT, '
-                'ram_allocation_ratio FLOAT, stats TEXT, deleted INTEGER)'))
+                'ram_allocation_ratio FLOAT, stats TEXT, pci_stats TEXT, '
+                'deleted INTEGER)'))
             stats = '{"io_workload": "2", "failed_builds": "1"}'
+            pools = json.dumps(_object('PciDevicePoolList', {'objects': [
+                _object('PciDevicePool', {'count': n, 'vendor_id': '10de'})
+                for n in (1, 2)]}))
             for row in (
                     ('a', 'a', numa_topology(([0, 1], 0, []),
                                              ([2, 3], 1024, [2])), 4.0, 1.0,
-                     stats),
+                     stats, pools),
                     ('b', 'b', numa_topology(([0, 1], 0, [])), 0.0, None,
-                     'not json'),
-                    ('c', 'c', None, 4.0, 1.0, None),
+                     'not json', None),
+                    ('c', 'c', None, 4.0, 1.0, None, None),
                     ('d', 'd', '{"nova_object.name": "Nope"}', 4.0, 1.0,
-                     stats),
+                     stats, pools),
                     ('gone', 'gone', numa_topology(([0], 0, [])), 4.0,
-                     1.0, stats)):
+                     1.0, stats, pools)):
                 db.execute(sqlalchemy.text(
                     'INSERT INTO compute_nodes VALUES '
-                    '(:h, :n, :t, :c, :r, :s, 0)'), dict(zip('hntcrs', row)))
+                    '(:h, :n, :t, :c, :r, :s, :p, 0)'),
+                    dict(zip('hntcrsp', row)))
             db.execute(sqlalchemy.text(
                 "UPDATE compute_nodes SET deleted = 5 WHERE host = 'gone'"))
 
@@ -115,14 +120,15 @@ class TestCellDatabases(base.BaseTestCase):
         hosts = [host(name) for name in ('a', 'b', 'c', 'd', 'e')]
         cell_databases.CellDatabases([self.url]).attach(hosts, [])
         a, b, c, d, e = [h.figures for h in hosts]
-        self.assertEqual((2, 1, True), (a.io_ops, a.failed_builds,
-                                        a.from_stats))
+        self.assertEqual((2, 1, 3, 4.0, True),
+                         (a.io_ops, a.failed_builds, a.pci_free,
+                          a.cpu_ratio, a.from_stats))
         # A row whose NUMA cells are unreadable still has its stats.
-        self.assertEqual((2, 1, True), (d.io_ops, d.failed_builds,
-                                        d.from_stats))
+        self.assertEqual((2, 1, 3, True), (d.io_ops, d.failed_builds,
+                                           d.pci_free, d.from_stats))
         # No stats: none counted; unreadable stats or no row: unknown.
-        self.assertEqual((0, 0, True), (c.io_ops, c.failed_builds,
-                                        c.from_stats))
+        self.assertEqual((0, 0, 0, True), (c.io_ops, c.failed_builds,
+                                           c.pci_free, c.from_stats))
         self.assertIs(FIGURES, b)
         self.assertIs(FIGURES, e)
 
