@@ -271,6 +271,8 @@ class _Check:
         self.fits = {}  # flavor id -> _Fits
         self.touched = set()
         self._masks = {}
+        # The most hosts any server of the set could go to.
+        self.most_candidates = 0
 
     # -- the hosts a request may go to -------------------------------
 
@@ -475,6 +477,7 @@ class _Check:
                 if group is not None:
                     candidates = candidates & group
             positions = numpy.flatnonzero(candidates)
+            self.most_candidates = max(self.most_candidates, positions.size)
             best = self._best(positions, fits.now > 0, disk_mb) \
                 if positions.size else None
             if best is None:
@@ -648,6 +651,13 @@ def check(report, options, settings, columns, request, quota=None,
             for later in outcomes[index + 1:]:
                 later.reached = False
             break
+    if state.most_candidates > settings.max_results:
+        notes.append(
+            'up to %d hosts fit a server; Nova weighs only the %d '
+            'Placement offers first (max_placement_results; '
+            'randomize_allocation_candidates decides which): the hosts '
+            'named are the best of all' % (state.most_candidates,
+                                           settings.max_results))
     return SetAnswer(all(o.stop is None for o in outcomes), outcomes, notes)
 
 

@@ -90,6 +90,8 @@ class Settings:
     host_subset_size: int = 1
     shuffle: bool = False
     metrics_setting: tuple = ()
+    #: nova.conf [scheduler] max_placement_results.
+    max_results: int = 1000
 
 
 def settings(conf, release):
@@ -105,7 +107,8 @@ def settings(conf, release):
         multipliers={w.option: section[w.option] for w in WEIGHERS},
         host_subset_size=section.host_subset_size,
         shuffle=section.shuffle_best_same_weighed_hosts,
-        metrics_setting=tuple(section.metrics_weight_setting))
+        metrics_setting=tuple(section.metrics_weight_setting),
+        max_results=section.max_placement_results)
 
 
 def unmodelled(settings_):

@@ -45,6 +45,8 @@ MIRRORED = {
     ('metrics', 'weight_multiplier'):
         ('weighers', 'metrics_weight_multiplier'),
     ('metrics', 'weight_setting'): ('weighers', 'metrics_weight_setting'),
+    ('scheduler', 'max_placement_results'):
+        ('weighers', 'max_placement_results'),
 }
 # The weighers' options keep their names in [weighers] (conf/checks.py).
 MIRRORED.update({('filter_scheduler', name): ('weighers', name) for name in (

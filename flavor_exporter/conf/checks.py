@@ -97,6 +97,11 @@ scheduler_opts = [
                      'shuffle_best_same_weighed_hosts. Either way, a check '
                      'names the hosts of equal best weight: Nova\'s order '
                      'among them is not defined.'),
+    cfg.IntOpt('max_placement_results', default=1000, min=1,
+               help='nova.conf [scheduler] max_placement_results: Nova '
+                    'weighs at most that many of the hosts Placement '
+                    'offers. A check with more hosts that fit names the '
+                    'best of all and says so.'),
     _multiplier('ram_weight_multiplier', 1.0, 'free RAM (spreads).'),
     _multiplier('cpu_weight_multiplier', 1.0, 'free vCPUs (spreads).'),
     _multiplier('disk_weight_multiplier', 1.0, 'free disk (spreads).'),

@@ -194,6 +194,15 @@ class TestPlacement(CheckTestCase):
                             availability_zone='nowhere')
         self.assertEqual(set_check.ZONE, answer.outcomes[0].stop.kind)
 
+    def test_more_hosts_than_nova_weighs(self):
+        self.settings = dataclasses.replace(self.settings, max_results=2)
+        answer = self.check([host('a'), host('b')], Wanted('small', 1))
+        self.assertEqual([], [n for n in answer.notes if 'Placement' in n])
+        answer = self.check([host('a'), host('b'), host('c')],
+                            Wanted('small', 1))
+        self.assertIn('up to 3 hosts fit a server; Nova weighs only the 2',
+                      ' '.join(answer.notes))
+
     def test_flavors_nova_refuses(self):
         answer = self.check([host('a')], Wanted('nope', 1))
         self.assertEqual(set_check.FLAVOR, answer.outcomes[0].stop.kind)
