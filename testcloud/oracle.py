@@ -106,7 +106,11 @@ def boot(conn, flavor, *, host=None, name=None, timeout=BOOT_TIMEOUT,
     resp = conn.compute.post('/servers', json={'server': body},
                              microversion=MICROVERSION)
     sdk_exc.raise_from_response(resp)
-    server_id = resp.json()['server']['id']
+    return _settled(conn, resp.json()['server']['id'], timeout)
+
+
+def _settled(conn, server_id, timeout=BOOT_TIMEOUT):
+    """The server (a dict) once ACTIVE or ERROR."""
     deadline = time.monotonic() + timeout
     time.sleep(FIRST_POLL)
     while time.monotonic() < deadline:
@@ -387,18 +391,6 @@ def _create(conn, admin, flavor_id, *, availability_zone, group_id,
         if len(ids) >= min_count or time.monotonic() > deadline:
             return ids
         time.sleep(POLL)
-
-
-def _settled(conn, server_id):
-    deadline = time.monotonic() + BOOT_TIMEOUT
-    while time.monotonic() < deadline:
-        server = _get(conn, server_id)
-        if server and (server['status'] == 'ACTIVE'
-                       or (server['status'] == 'ERROR' and _fault(server))):
-            return server
-        time.sleep(POLL)
-    raise OracleError('server %s neither ACTIVE nor ERROR after %ss'
-                      % (server_id, BOOT_TIMEOUT))
 
 
 def boot_set(conn, admin, requests, *, availability_zone=None,

@@ -148,25 +148,23 @@ class WorkerService(service.Service):
 
     def project_tick(self):
         """Answer the projects asked about, when leading; seconds to wait."""
-        try:
-            if self._leads:
-                self.projects.answer()
-        except Exception as exc:
-            LOG.debug('The failed project tick', exc_info=True)
-            LOG.error('%sAnswering projects failed, trying again: %s',
-                      self.cloud.log_prefix, failures.explain(exc))
+        self._answer_asked(self.projects, 'projects')
         return self._conf.projects.poll_interval
 
     def check_tick(self):
         """Answer the set checks asked for, when leading; seconds to wait."""
+        self._answer_asked(self.checks, 'set checks')
+        return self._conf.checks.poll_interval
+
+    def _answer_asked(self, answers, what):
+        """answers.answer() when leading: what API processes asked for."""
         try:
             if self._leads:
-                self.checks.answer()
+                answers.answer()
         except Exception as exc:
-            LOG.debug('The failed check tick', exc_info=True)
-            LOG.error('%sAnswering set checks failed, trying again: %s',
-                      self.cloud.log_prefix, failures.explain(exc))
-        return self._conf.checks.poll_interval
+            LOG.debug('Answering %s failed', what, exc_info=True)
+            LOG.error('%sAnswering %s failed, trying again: %s',
+                      self.cloud.log_prefix, what, failures.explain(exc))
 
     def change_tick(self):
         """Refresh what Nova announced, when leading; seconds to wait.

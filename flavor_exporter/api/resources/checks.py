@@ -31,13 +31,13 @@ appear only for callers capacity:flavor:hosts allows.
 
 import dataclasses
 import json
-import threading
 import time
 
 from flavor_exporter.api import errors
 from flavor_exporter.api import generations
 from flavor_exporter.api.resources import projects
 from flavor_exporter.api import responses
+from flavor_exporter.api import waiting
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.publication import checks as check_docs
 from flavor_exporter.publication import contract as pub
@@ -64,12 +64,8 @@ class CheckAnswers:
         self._requests = mailboxes.CheckRequests(reader.backend, reader.key)
         self._conf = conf
         self.max_servers = conf.max_servers
-        waiting = conf.max_waiting if threads is None else min(
-            conf.max_waiting, threads - 1)
-        self._waiting = threading.BoundedSemaphore(waiting) \
-            if waiting else None
-        self._clock = clock
-        self._sleep = sleep
+        self._waiting = waiting.Waiting(conf.max_waiting, threads, clock,
+                                        sleep)
 
     def get(self, request, body, client, data_timestamp):
         """The answer (a dict) to a SetRequest whose body is body.
@@ -90,19 +86,12 @@ class CheckAnswers:
             raise errors.TooManyRequests(
                 'You asked for more than %d new checks this minute; retry '
                 'in a minute.' % self._conf.new_per_client, 60)
-        if self._waiting is None or not self._waiting.acquire(
-                blocking=False):
+        answer = self._waiting.wait(
+            self._conf.wait, POLL_SECONDS,
+            lambda: self._answer(check_id, data_timestamp))
+        if answer is None:
             raise NotReady(self._conf.retry_after)
-        try:
-            deadline = self._clock() + self._conf.wait
-            while self._clock() < deadline:
-                self._sleep(POLL_SECONDS)
-                answer = self._answer(check_id, data_timestamp)
-                if answer is not None:
-                    return answer
-        finally:
-            self._waiting.release()
-        raise NotReady(self._conf.retry_after)
+        return answer
 
     def _answer(self, check_id, data_timestamp):
         found = self._requests.answer_of(check_id)

@@ -31,12 +31,12 @@ questions about projects never holds the threads other routes need.
 
 import math
 import re
-import threading
 import time
 
 from flavor_exporter.api import errors
 from flavor_exporter.api import generations
 from flavor_exporter.api import published
+from flavor_exporter.api import waiting
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import mailboxes
 from flavor_exporter.publication import projects as project_docs
@@ -81,12 +81,9 @@ class ProjectDocuments:
                                                    reader.key)
         self._conf = conf
         self._request_ttl = request_ttl
-        waiting = conf.max_waiting if threads is None else min(
-            conf.max_waiting, threads - 1)
-        self._waiting = threading.BoundedSemaphore(waiting) \
-            if waiting else None
+        self._waiting = waiting.Waiting(conf.max_waiting, threads, clock,
+                                        sleep)
         self._clock = clock
-        self._sleep = sleep
 
     def get(self, project_id, client, footprints):
         """(quota part bytes, its entry, stale) of project_id.
@@ -97,22 +94,13 @@ class ProjectDocuments:
         TooManyRequests, NotReady, or reader.CacheError.
         """
         answer = self._answer(project_id, client, footprints)
-        if answer is not None:
-            return answer
-        if self._waiting is None or not self._waiting.acquire(
-                blocking=False):
+        if answer is None:
+            answer = self._waiting.wait(
+                self._conf.wait, POLL_SECONDS, lambda: self._answer(
+                    project_id, client, footprints, asked=True))
+        if answer is None:
             raise NotReady(project_id, self._conf.retry_after)
-        try:
-            deadline = self._clock() + self._conf.wait
-            while self._clock() < deadline:
-                self._sleep(POLL_SECONDS)
-                answer = self._answer(project_id, client, footprints,
-                                      asked=True)
-                if answer is not None:
-                    return answer
-        finally:
-            self._waiting.release()
-        raise NotReady(project_id, self._conf.retry_after)
+        return answer
 
     def _answer(self, project_id, client, footprints, asked=False):
         """What can be answered now, or None (after asking the worker)."""
