@@ -203,9 +203,11 @@ def format_check(document):
     text = _table(['#', 'flavor', 'request', 'count', 'started',
                    'stopped_by'], [True, False, False, True, True, False],
                   rows)
+    tied = False
     for index, item in enumerate(check[check_docs.REQUESTS], 1):
         hosts = [s[pub.HOST] + ('~' if s['tied_with'] else '')
                  for s in item[check_docs.SERVERS]]
+        tied = tied or any(s['tied_with'] for s in item[check_docs.SERVERS])
         if hosts:
             text += '%d: %s\n' % (index, ' '.join(hosts))
         for alternative in item['alternatives']:
@@ -217,6 +219,9 @@ def format_check(document):
         _('the set does not start whole')
     text += '%s: %d of %d servers\n' % (verdict, check[check_docs.STARTED],
                                         check['requested'])
+    if tied:
+        text += _('~: other hosts weigh the same (json: tied_with); Nova '
+                  'takes any of them') + '\n'
     for note in check[check_docs.NOTES]:
         text += _('note: %s') % note + '\n'
     return text
@@ -389,10 +394,10 @@ def main(argv):
                 report = refresher.compute()
         else:
             report = refresher.compute()
-        project = None
+        project = answer = None
         if wanted is not None:
-            project = checks.Checker(conf, options).answer(report, client,
-                                                           wanted)
+            answer = checks.Checker(conf, options).answer(report, client,
+                                                          wanted)
         elif conf.project_id is not None:
             project = projects.compute(conf, report, client,
                                        conf.project_id, options.tenancy)
@@ -404,8 +409,8 @@ def main(argv):
         return 1
     # Only the list it prints: per-host documents are the bulk of a
     # refresh's rendering on a large cloud.
-    if wanted is not None:
-        document = project
+    if answer is not None:
+        document = answer
     elif project is not None:
         document = project
         if conf.gpu:
@@ -419,7 +424,7 @@ def main(argv):
     if conf.format == 'json':
         sys.stdout.write(json.dumps(document, indent=2) + '\n')
     else:
-        if wanted is not None:
+        if answer is not None:
             sys.stdout.write(format_check(document))
         elif project is not None:
             sys.stdout.write(format_project_table(document[pub.FLAVORS]))
@@ -427,7 +432,9 @@ def main(argv):
             sys.stdout.write(format_gpu_table(document[pub.GPUS]))
         else:
             sys.stdout.write(format_table(document[pub.FLAVORS]))
-        sys.stdout.write('\n' + footer(cloud, report, document))
+        sys.stdout.write('\n' + footer(
+            cloud, report,
+            document[check_docs.CHECK] if answer is not None else document))
         for problem in report.problems:
             sys.stdout.write(_('warning: %s') % problem + '\n')
     return 0

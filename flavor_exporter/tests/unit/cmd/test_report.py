@@ -17,6 +17,7 @@ import collections
 import io
 import json
 import logging
+import os
 import threading
 
 import fixtures
@@ -242,6 +243,47 @@ class TestChosenCloud(test_start.StartTestCase):
         large = [line for line in lines if line.startswith('m1.large')]
         self.assertEqual(['m1.large', '-', '3', '7', '3', '(instances)',
                           '3/3', '3/4', 'quota'], large[0].split())
+
+    def check_file(self, body):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'set.json')
+        with open(path, 'w') as stream:
+            stream.write(body if isinstance(body, str) else json.dumps(body))
+        return path
+
+    SET = {'servers': [{'flavor': 'gpu.a100', 'count': 3},
+                       {'flavor': 'm1.large', 'count': 1}],
+           'project_id': 'p1'}
+
+    def test_check_json(self):
+        _group, lines = self.report('', '--check', self.check_file(self.SET),
+                                    '--format', 'json')
+        check = json.loads('\n'.join(lines))['check']
+        # The quota read now, as for --project.
+        self.assertEqual([('compute', '/os-quota-sets/p1/detail', '2.57')],
+                         self.connect.return_value.asked)
+        self.assertEqual((False, 2, ['cmp000', 'cmp000']),
+                         (check['fits'], check['started'],
+                          [s['host'] for s in
+                           check['requests'][0]['servers']]))
+
+    def test_check_table(self):
+        _group, lines = self.report('', '--check', self.check_file(self.SET))
+        self.assertEqual(['#', 'flavor', 'request', 'count', 'started',
+                          'stopped_by'], lines[0].split())
+        self.assertEqual(['2', 'm1.large', 'successive', '1', '-', '-'],
+                         lines[3].split())
+        self.assertIn('1: cmp000 cmp000', lines)
+        self.assertIn('the set does not start whole: 2 of 4 servers', lines)
+
+    def test_check_file_refused(self):
+        stderr = self.useFixture(fixtures.StringStream('stderr')).stream
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', stderr))
+        self.assertEqual(2, report.main([
+            '--config-file', self.config_file(''), '--check',
+            self.check_file({'servers': []})]))
+        stderr.seek(0)
+        self.assertIn('--check ', stderr.read())
 
     def test_project_and_gpus_refused(self):
         path = self.config_file('')
