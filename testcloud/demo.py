@@ -48,7 +48,12 @@ def write_config(path, cloud, spec, port, refresh_interval):
              '[api]', 'host_ip = 127.0.0.1', 'port = %d' % port, '',
              '[worker]', 'refresh_interval = %d' % refresh_interval, '',
              '[document_cache]', 'backend = memory', '',
-             '[openstack]', 'cloud = %s' % cloud.cloud_name, '', '[pci]']
+             '[openstack]', 'cloud = %s' % cloud.cloud_name]
+    if cloud.cell_database:
+        # As a deployer lets the worker read what no API shows (NUMA
+        # cells, what the scheduler weighs hosts by).
+        lines.append('cell_database_connections = %s' % cloud.cell_database)
+    lines += ['', '[pci]']
     lines += ['alias = %s' % json.dumps(alias)
               for alias in spec.pci_aliases]
     with open(path, 'w') as conf:

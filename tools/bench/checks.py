@@ -27,9 +27,13 @@ flavors), figures in bench-results/checks.json:
   (memcached) and the worker's answering thread as deployed
   ([checks] poll_interval as shipped), for 20 new sets: the wall time
   from the request to the answer, p50 and max; and the same set asked
-  again (served from the cache).
+  again (served from the cache);
+- crowd: the seed's list alone and beside a crowd of new checks nobody
+  answers (tools/bench/crowd.py), with [checks] new_per_client as
+  shipped and unbounded.
 
     python -m tools.bench.checks [--hosts 10000] [--flavors 1000]
+        [--duration 10]
 """
 
 import argparse
@@ -54,7 +58,18 @@ from flavor_exporter.publication import publisher
 from flavor_exporter.publication import render
 from flavor_exporter.worker import checks
 from testcloud import loopback
+from tools.bench import crowd
 from tools.bench import synthetic_cloud
+
+CROWD_SCRIPT = '''
+math.randomseed(os.time())
+request = function()
+  return wrk.format("POST", "/v3/checks",
+                    {["Content-Type"] = "application/json"},
+                    '{"servers": [{"flavor": "f' ..
+                    math.random(1, 1000000000) .. '", "count": 2}]}')
+end
+'''
 
 
 def _cpu(function, rounds=3):
@@ -151,6 +166,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--hosts', type=int, default=10000)
     parser.add_argument('--flavors', type=int, default=1000)
+    parser.add_argument('--duration', type=int, default=10)
     parser.add_argument('--output', default='bench-results/checks.json')
     args = parser.parse_args(argv)
     snapshot = synthetic_cloud.Cloud(args.hosts, args.flavors).snapshot()
@@ -169,6 +185,7 @@ def main(argv=None):
         results['round_trip'] = round_trip(conf, report, options,
                                            memcached)
     print('round_trip', json.dumps(results['round_trip']))
+    results['crowd'] = crowd.crowd(args.duration, CROWD_SCRIPT, 'checks')
     os.makedirs(os.path.dirname(args.output) or '.', exist_ok=True)
     with open(args.output, 'w') as out:
         json.dump(results, out, indent=2)

@@ -36,7 +36,6 @@ Two measurements, figures in bench-results/projects.json:
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -51,7 +50,7 @@ from flavor_exporter.publication import projects as project_docs
 from flavor_exporter.publication import publisher
 from flavor_exporter.publication import render
 from flavor_exporter.worker import projects as worker_projects
-from tools.bench import api as bench_api
+from tools.bench import crowd as crowd_mod
 from tools.bench import synthetic_cloud
 
 CROWD_SCRIPT = '''
@@ -151,47 +150,7 @@ def cost(args):
 
 def crowd(args):
     """p50/p99 of the seed's list alone and beside a crowd of projects."""
-    bench = bench_api.Bench(argparse.Namespace(
-        flavors=500, workers=2, duration=args.duration, rounds=1,
-        concurrency=[16], slow=0, slow_requests=0, cpu_requests=0))
-    bench.prepare()
-    script = os.path.join(bench.workdir, 'crowd.lua')
-    with open(script, 'w') as f:
-        f.write(CROWD_SCRIPT)
-    results = {}
-    try:
-        for share in (30, 1000000):
-            with open(bench.config_file, 'a') as f:
-                f.write('[projects]\nnew_per_client = %d\n' % share)
-            process, port = bench.serve('api', '/v2/flavors/')
-            try:
-                alone = bench_api.run_wrk(port, '/v2/flavors/', 16,
-                                          args.duration)
-                crowding = subprocess.Popen(
-                    ['wrk', '-t2', '-c32', '-d%ds' % (args.duration + 4),
-                     '--latency', '--timeout', '10s', '-s', script,
-                     'http://127.0.0.1:%d' % port],
-                    stdout=subprocess.PIPE, text=True)
-                time.sleep(2)
-                beside = bench_api.run_wrk(port, '/v2/flavors/', 16,
-                                           args.duration)
-                crowd_figures = bench_api.parse_wrk(
-                    crowding.communicate()[0])
-            finally:
-                bench.stop(process)
-            results['new_per_client=%d' % share] = {
-                'alone': alone, 'beside_the_crowd': beside,
-                'crowd': crowd_figures}
-            print(share, json.dumps(results['new_per_client=%d' % share]),
-                  flush=True)
-            # The next run's configuration replaces this one's share.
-            with open(bench.config_file) as f:
-                lines = f.read().split('[projects]')[0]
-            with open(bench.config_file, 'w') as f:
-                f.write(lines)
-    finally:
-        bench.close()
-    return results
+    return crowd_mod.crowd(args.duration, CROWD_SCRIPT, 'projects')
 
 
 def main(argv=None):
