@@ -633,10 +633,11 @@ def check(report, options, settings, columns, request, quota=None,
     zone_stop = _zone_stop(report, request.availability_zone)
     placed_hosts = set()
     members = 0
-    for index, outcome in enumerate(outcomes):
-        wanted = outcome.wanted
-        result = _lookup(report, wanted.flavor)
+    results = [_lookup(report, o.wanted.flavor) for o in outcomes]
+    for outcome, result in zip(outcomes, results):
         outcome.flavor = result.flavor if result else None
+    for index, (outcome, result) in enumerate(zip(outcomes, results)):
+        wanted = outcome.wanted
         outcome.stop = zone_stop or _flavor_stop(result, wanted, request)
         if outcome.stop is None:
             outcome.notes = list(result.request.unsupported)

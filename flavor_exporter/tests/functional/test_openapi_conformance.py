@@ -37,10 +37,12 @@ class TestOpenApiConformance(test_commands.CommandsTestCase):
     def test_every_check_passes(self):
         sample_cloud.publish(self.store, sample_cloud.many_flavors(20),
                              host_list=sample_cloud.many_hosts(4))
-        # No worker answers the per-project routes here: their 503 comes
-        # at once instead of after [projects] wait, which would otherwise
-        # take most of the run (a few seconds for each generated project).
-        config = self.write_config(lines=['[projects]', 'wait = 0'])
+        # No worker answers the per-project routes and the set checks
+        # here: their 503 comes at once instead of after [projects] wait
+        # and [checks] wait, which would otherwise take most of the run (a
+        # few seconds for each generated project or set).
+        config = self.write_config(lines=['[projects]', 'wait = 0',
+                                          '[checks]', 'wait = 0'])
         self.start('flavor-exporter-api', config)
         loopback.wait_for_port(self.port, timeout=60)
         self.wait_for('/v3/flavors/')

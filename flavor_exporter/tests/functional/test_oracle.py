@@ -162,6 +162,14 @@ class TestMixedGpuOracle(OracleTests, base.TestCase):
     sources = ('placement',)
 
 
+class TestSetChecksOracle(OracleTests, base.TestCase):
+    """The set checks' cloud (test_set_checks) counts per flavor too."""
+
+    scenario = 'set_checks'
+    # cpu-b's VCPU allocation ratio lives in Placement only.
+    sources = ('placement',)
+
+
 class TestVgpuOracle(OracleTests, base.TestCase):
     scenario = 'vgpu'
     # VGPU children exist in Placement only.

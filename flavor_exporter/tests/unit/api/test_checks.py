@@ -17,7 +17,10 @@
 import json
 from unittest import mock
 
+import openapi_schema_validator
+
 from flavor_exporter.api import auth
+from flavor_exporter.api.resources import docs
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.tests.unit.api import base
 from flavor_exporter.worker import quotas
@@ -59,6 +62,18 @@ class TestChecks(base.ApiTestCase):
         self.assertEqual(check, again.json['check'])
         self.assertEqual('no-store', again.headers['Cache-Control'])
         self.assertEqual(1, worker.status['answered'])
+
+    def test_the_answer_is_the_documented_schema(self):
+        self.answer_checks()
+        document = json.loads(docs.openapi_document())
+        schema = dict(document['components']['schemas']['Check'],
+                      components=document['components'])
+        validator = openapi_schema_validator.OAS30Validator(schema)
+        for body in (GPU_SET, dict(GPU_SET, server_group={
+                'policy': 'anti-affinity',
+                'rules': {'max_server_per_host': 2}}),
+                [{'flavor': 'nope'}]):
+            validator.validate(self.post(body).json)
 
     def test_a_bare_list_and_a_multi_create(self):
         self.answer_checks()
