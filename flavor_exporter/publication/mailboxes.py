@@ -102,13 +102,15 @@ class ProjectRequests:
     PENDING = 'pending'
     REFUSED = 'refused'
 
-    def ask(self, project_id, ttl, client=None, limit=None, now=None):
+    def ask(self, project_id, ttl, client=None, limit=None, now=None,
+            extra=None):
         """Ask for project_id; ASKED, PENDING (asked already) or REFUSED.
 
         ttl: seconds until an unanswered request may be asked again.
         client: who asks (a user id, or an address when nobody is
         authenticated), for its share of limit new projects a minute;
-        None: no share counted (a project answered before).
+        None: no share counted (a project answered before). extra:
+        {key: bytes} written with the request, only when it is asked.
         """
         asked = self._asked(project_id)
         if not self._backend.add(asked, b'1', ttl):
@@ -117,8 +119,8 @@ class ProjectRequests:
             self._backend.delete(asked)
             return self.REFUSED
         number = self._backend.incr(self._counter, 0)
-        self._backend.set_many({self._slot(number): project_id.encode()},
-                               ttl)
+        self._backend.set_many(dict(extra or {}, **{
+            self._slot(number): project_id.encode()}), ttl)
         return self.ASKED
 
     def _admit(self, client, limit, now):
@@ -174,10 +176,9 @@ class CheckRequests(ProjectRequests):
         return self._key('%s/answer/%s' % (self.NAME, check_id))
 
     def ask_check(self, check_id, body, ttl, client, limit, now):
-        """Leave body for the worker; as ProjectRequests.ask."""
-        self._backend.set_many({self._body(check_id): pub.encode(body)},
-                               ttl)
-        return self.ask(check_id, ttl, client, limit, now)
+        """Ask for check_id with its body; as ProjectRequests.ask."""
+        return self.ask(check_id, ttl, client, limit, now,
+                        {self._body(check_id): pub.encode(body)})
 
     def body(self, check_id):
         """The body asked with check_id, or None once expired."""
