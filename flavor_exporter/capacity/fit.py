@@ -208,6 +208,13 @@ def units(request, host, frees):
     return found
 
 
+def request_classes(request):
+    """The Placement resource classes a request takes something of."""
+    return ({rc for group in request.groups
+             for rc, amount in group.resources.items() if amount > 0}
+            | {d.resource_class for d in request.pci if d.resource_class})
+
+
 def offered_units(request, host, frees):
     """The demand units of what Placement offers, before _root_rule.
 
@@ -411,14 +418,17 @@ class _OutOfBudget(Exception):
     pass
 
 
-def _place_one(units, budget, root=None):
-    """Take one instance's resources; False if no assignment fits.
+def _place_one(units, budget, root=None, prefer=None):
+    """Take one instance's resources: {(key, rc): amount}, None if no fit.
 
     Every assignment of the instance's unit copies to providers is tried
-    (fullest provider first, copies of one unit in candidate order so that
-    no assignment is tried twice), keeping what one instance takes from a
-    provider within max_unit and isolated units on providers of their own
-    and, with root, one copy at least on that provider (_root_rule).
+    (copies of one unit in candidate order so that no assignment is tried
+    twice), keeping what one instance takes from a provider within
+    max_unit and isolated units on providers of their own and, with root,
+    one copy at least on that provider (_root_rule). The providers with
+    the most room are tried first, which fits the most instances one by
+    one; with prefer (provider keys), those keys first, then the fullest:
+    a scheduler's choice (take_one).
     """
     copies = sorted(((u, i) for u in units for i in range(u.copies)),
                     key=lambda c: -sum(c[0].resources.values()))
@@ -434,9 +444,14 @@ def _place_one(units, budget, root=None):
             raise _OutOfBudget()
         unit, copy = copies[index]
         nxt = copies[index + 1][0] if index + 1 < len(copies) else None
-        order = sorted(range(len(unit.candidates)),
-                       key=lambda i: -_slots(unit.candidates[i][1],
-                                             unit.resources))
+        if prefer is None:
+            order = sorted(range(len(unit.candidates)),
+                           key=lambda i: -_slots(unit.candidates[i][1],
+                                                 unit.resources))
+        else:
+            order = sorted(range(len(unit.candidates)), key=lambda i: (
+                unit.candidates[i][0] not in prefer,
+                _slots(unit.candidates[i][1], unit.resources)))
         for i in order:
             if i < floor:
                 continue
@@ -464,7 +479,9 @@ def _place_one(units, budget, root=None):
                 isolated.discard(key)
         return False
 
-    return place(0, 0)
+    if not place(0, 0):
+        return None
+    return {k: amount for k, amount in taken.items() if amount}
 
 
 def fit_certain(request, host, empty=False, frees=None):
@@ -494,7 +511,8 @@ def fit_certain(request, host, empty=False, frees=None):
     count = 0
     budget = [_SEARCH_BUDGET]
     try:
-        while count < ceiling and _place_one(found, budget, found.root):
+        while count < ceiling and \
+                _place_one(found, budget, found.root) is not None:
             count += 1
     except _OutOfBudget:
         return count, None, False
@@ -508,20 +526,55 @@ def fit_certain(request, host, empty=False, frees=None):
     return count, None, sure and not found.ambiguous
 
 
-def take_one(request, host, frees):
-    """Take one instance of request from frees (free_amounts(host)).
+@dataclasses.dataclass(frozen=True)
+class Taken:
+    """What one server took: from which providers, and what was a guess."""
+
+    keys: frozenset  # provider uuids (or pool classes) taken from
+    # The classes taken from one of several providers unlike each other,
+    # none preferred: Placement lists a host's candidates in an order of
+    # its own (a set of its process's string hashes), unknowable here.
+    guessed: frozenset
+
+
+def take_one(request, host, frees, prefer=frozenset()):
+    """Take one server of request from frees (free_amounts(host)).
 
     frees is changed in place, as the claim of one server changes the
-    host; False (nothing taken) when no instance fits. Among several
-    providers of a class the fullest is taken from.
+    host; None when no server fits. As Nova claims the first allocation
+    candidate, and Placement lists a host's candidates in an order fixed
+    for a flavor but not known outside its process, the providers in
+    prefer (those the flavor's last server on the host took from) come
+    first: they are first in that order while they have room. Past them
+    the fullest is taken, which matches Placement wherever the providers
+    left are alike; elsewhere the classes are in Taken.guessed.
     """
     found = units(request, host, frees)
     if not found:
-        return False
+        return None
+    before = {key: dict(free) for unit in found
+              for key, free in unit.candidates}
     try:
-        return _place_one(found, [_SEARCH_BUDGET], found.root)
+        taken = _place_one(found, [_SEARCH_BUDGET], found.root,
+                           frozenset(prefer))
     except _OutOfBudget:
-        return False
+        return None
+    if taken is None:
+        return None
+    keys = frozenset(key for key, _ in taken)
+    guessed = set()
+    for unit in found:
+        used = {key for key, _ in unit.candidates if any(
+            taken.get((key, rc)) for rc in unit.resources)}
+        if used <= set(prefer):
+            continue
+        open_ = {(tuple(before[key].get(rc) for rc in unit.resources),
+                  tuple(sorted((limits or {}).items())))
+                 for (key, _), limits in zip(unit.candidates, unit.limits)
+                 if _slots(before[key], unit.resources) >= 1}
+        if len(open_) > 1:
+            guessed.update(unit.resources)
+    return Taken(keys, frozenset(guessed))
 
 
 def fit(request, host, empty=False, frees=None):

@@ -270,6 +270,11 @@ class _Check:
         self.numa = {}  # position -> numa_fit.HostNuma, once touched
         self.fits = {}  # flavor id -> _Fits
         self.touched = set()
+        # (position, flavor id) -> the providers its last server took from
+        self.taken_from = {}
+        # (position, resource class) -> flavor ids whose provider was a
+        # guess (fit.Taken.guessed)
+        self.guesses = {}
         self._masks = {}
         # The most hosts any server of the set could go to.
         self.most_candidates = 0
@@ -413,7 +418,11 @@ class _Check:
         host = self.hosts[position]
         flavor = fits.result.flavor
         request = fits.request
-        fit.take_one(request, host, self._frees(position))
+        taken = fit.take_one(request, host, self._frees(position),
+                             self.taken_from.get((position, flavor.id), ()))
+        self.taken_from[position, flavor.id] = taken.keys
+        for rc in taken.guessed:
+            self.guesses.setdefault((position, rc), set()).add(flavor.id)
         numa = self.numa.get(position, host.numa)
         if request.numa is not None and numa is not None and \
                 self.options.numa.enabled:
@@ -440,7 +449,7 @@ class _Check:
 
     def _undo(self, saved):
         (self.columns, self.members, self.frees, self.numa, self.fits,
-         self.touched) = saved
+         self.touched, self.taken_from, self.guesses) = saved
 
     def _save(self):
         return (self.columns.copy(), self.members.copy(),
@@ -448,7 +457,22 @@ class _Check:
                  for p, f in self.frees.items()},
                 dict(self.numa),
                 {k: _copy_fits(v) for k, v in self.fits.items()},
-                set(self.touched))
+                set(self.touched), dict(self.taken_from),
+                {k: set(v) for k, v in self.guesses.items()})
+
+    def guessed_hosts(self, results):
+        """Hosts where a guessed provider may change what the set gets.
+
+        Only where another flavor of the set takes the same class: one
+        flavor's servers fit alike whichever provider they start on.
+        """
+        classes = {r.flavor.id: fit.request_classes(r.request)
+                   for r in results if r is not None}
+        return sorted({self.hosts[position].name
+                       for (position, rc), guessers in self.guesses.items()
+                       if len(guessers | {flavor_id for flavor_id, taking
+                                          in classes.items()
+                                          if rc in taking}) > 1})
 
     # -- requests -------------------------------------------------------
 
@@ -652,6 +676,14 @@ def check(report, options, settings, columns, request, quota=None,
             for later in outcomes[index + 1:]:
                 later.reached = False
             break
+    guessed = state.guessed_hosts(results)
+    if guessed:
+        notes.append(
+            'on %s a server took from one of several unlike providers of '
+            'a class another flavor of the set takes too: Placement lists '
+            'them in an order of its own (not known outside its process), '
+            'the check took the fullest; the servers after may differ'
+            % ', '.join(guessed))
     if state.most_candidates > settings.max_results:
         notes.append(
             'up to %d hosts fit a server; Nova weighs only the %d '

@@ -32,6 +32,7 @@ import time
 import urllib.request
 import uuid
 
+from flavor_exporter.common import nova_conf
 from flavor_exporter.tests.functional import test_commands
 from testcloud import cloud_venv
 from testcloud import loopback
@@ -42,22 +43,39 @@ from testcloud import oracle
 UNLIMITED = {'instances': -1, 'cores': -1, 'ram': -1}
 
 
-class TestSetChecksOnTheCloud(test_commands.CommandsTestCase):
-
-    scenario = 'set_checks'
-    shared = True
+class SetChecksTestCase(test_commands.CommandsTestCase):
+    """Checks a set, boots it as Nova would, and compares."""
 
     def setUp(self):
         super().setUp()
         self.admin = self.cloud.connection()
-        # As a deployer mirrors the cloud's release and lets the service
-        # read the compute nodes' stats, which two weighers read.
         self.config = self.write_config_file(
-            'flavor-exporter.conf',
-            '[openstack]\ncloud = %s\ncell_database_connections = %s\n'
-            '[capacity]\nnova_release = %s\n' % (
-                self.cloud.cloud_name, self.cloud.cell_database,
-                cloud_venv.selected()), self.spec.pci_aliases)
+            'flavor-exporter.conf', self.mirrored(), self.spec.pci_aliases)
+
+    def mirrored(self):
+        """The configuration a deployer writes for the scenario's cloud.
+
+        Its nova.conf mirrored (nova_conf.py), its release, and the cell
+        database, where the compute nodes' stats are.
+        """
+        groups = {'openstack': {
+            'cloud': self.cloud.cloud_name,
+            'cell_database_connections': self.cloud.cell_database},
+            'capacity': {'nova_release': cloud_venv.selected()}}
+        for (section, name), (group, ours) in nova_conf.MIRRORED.items():
+            if name in self.spec.config.get(section, {}):
+                groups.setdefault(group, {})[ours] = \
+                    self.spec.config[section][name]
+        for name, ours in nova_conf.FILTERS.items():
+            groups['capacity'][ours] = name in self.spec.enabled_filters
+
+        def line(name, value):
+            if isinstance(value, bool):
+                value = str(value).lower()
+            return '%s = %s\n' % (name, value)
+        return ''.join('[%s]\n%s' % (group, ''.join(
+            line(name, value) for name, value in options.items()))
+            for group, options in groups.items())
 
     def check(self, body):
         path = os.path.join(self.workdir, 'set-%s.json' % uuid.uuid4().hex)
@@ -134,6 +152,12 @@ class TestSetChecksOnTheCloud(test_commands.CommandsTestCase):
                 and {a.name for a in self.spec.aggregates if one in a.hosts}
                 == {a.name for a in self.spec.aggregates
                     if other in a.hosts})
+
+
+class TestSetChecksOnTheCloud(SetChecksTestCase):
+
+    scenario = 'set_checks'
+    shared = True
 
     def test_cpu_flavors_spread_over_both_models(self):
         answer = self.assert_nova_agrees({'servers': [
@@ -239,3 +263,23 @@ class TestSetChecksOnTheCloud(test_commands.CommandsTestCase):
         check = self.report(config, '--check', path)['check']
         self.assertIn('8 host(s) weighed without their stats', ' '.join(
             check['notes']))
+
+
+class TestSetChecksOnNestedGpus(SetChecksTestCase):
+    """VGPU providers per physical GPU (scenarios/vgpu.yaml).
+
+    Which pGPU of vgpu-2 a vgpu.small takes decides whether a vgpu.large
+    (two VGPUs of one pGPU) fits there after it.
+    """
+
+    scenario = 'vgpu'
+    shared = True
+
+    def test_small_servers_leave_a_gpu_whole(self):
+        answer = self.assert_nova_agrees({
+            'servers': [{'flavor': 'vgpu.small', 'count': 3},
+                        {'flavor': 'plain.large', 'count': 3},
+                        {'flavor': 'vgpu.large', 'count': 3}],
+            'server_group': {'policy': 'soft-anti-affinity'}})
+        self.assertEqual(2, answer['requests'][2]['started'])
+        self.assertEqual([], answer['notes'])

@@ -126,6 +126,41 @@ class TestNested(base.BaseTestCase):
         self.assertEqual(1, fit.fit(request(two),
                                     self.vgpu_host(used=(2, 0)))[0])
 
+    def take(self, h, resources, prefer=()):
+        frees = fit.free_amounts(h)
+        return frees, fit.take_one(request(resources), h, frees, prefer)
+
+    def test_take_one_fills_the_provider_it_started_on(self):
+        # As Nova: the first candidate of an order Placement keeps for
+        # a flavor, so the servers of one flavor stay on one pGPU.
+        small = dict(VCPU=1, MEMORY_MB=1024, DISK_GB=1, VGPU=1)
+        h = self.vgpu_host()
+        frees, first = self.take(h, small)
+        self.assertEqual(frozenset(), first.guessed)  # alike: no guess
+        child, = first.keys - {'root'}
+        second = fit.take_one(request(small), h, frees, first.keys)
+        self.assertEqual(first.keys, second.keys)
+        self.assertEqual(2, frees[child]['VGPU'])
+        # The other pGPU is whole, for a flavor of 4.
+        four = dict(VCPU=1, MEMORY_MB=1024, DISK_GB=1, VGPU=4)
+        self.assertIsNotNone(fit.take_one(request(four), h, frees))
+
+    def test_take_one_between_unlike_providers_is_a_guess(self):
+        small = dict(VCPU=1, MEMORY_MB=1024, DISK_GB=1, VGPU=1)
+        frees, taken = self.take(self.vgpu_host(used=(1, 0)), small)
+        # The fullest, and said to be a guess.
+        self.assertIn('pgpu0', taken.keys)
+        self.assertEqual(frozenset({'VGPU'}), taken.guessed)
+        # Not when the flavor's last server took from it.
+        frees, taken = self.take(self.vgpu_host(used=(1, 0)), small,
+                                 prefer={'root', 'pgpu1'})
+        self.assertEqual(frozenset({'root', 'pgpu1'}), taken.keys)
+        self.assertEqual(frozenset(), taken.guessed)
+
+    def test_take_one_none_when_full(self):
+        small = dict(VCPU=1, MEMORY_MB=1024, DISK_GB=1, VGPU=1)
+        self.assertIsNone(self.take(self.vgpu_host(used=(4, 4)), small)[1])
+
     def pci_host(self, devices=4, used=0, traits=()):
         children = [pci_device('dev%d' % i, 'root', traits=traits,
                                usages={'CUSTOM_PCI_10DE_1DB4': int(i < used)},

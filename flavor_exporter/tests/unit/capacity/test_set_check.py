@@ -214,6 +214,45 @@ class TestPlacement(CheckTestCase):
                                    project_id='p1').fits)
 
 
+class TestNestedProviders(CheckTestCase):
+    """A host with a VGPU provider per physical GPU, 2 VGPUs each."""
+
+    FLAVORS = [model.Flavor(name, name, vcpus=2, ram=4096, disk=20,
+                            extra_specs={'resources:VGPU': str(vgpus)})
+               for name, vgpus in (('vgpu1', 1), ('vgpu2', 2))]
+
+    def vgpu_host(self, used=(0, 0)):
+        h = host('v')
+        h.providers.extend(
+            model.Provider('pgpu%d' % i, 'pgpu%d' % i,
+                           parent_uuid=h.root.uuid,
+                           inventories={'VGPU': Inv(2)},
+                           usages={'VGPU': used[i]} if used[i] else {})
+            for i in range(2))
+        return h
+
+    def test_one_flavor_fills_one_gpu_first(self):
+        # As Placement hands them out: the servers of a flavor stay on the
+        # pGPU they started on, which leaves the other whole.
+        answer = self.check([self.vgpu_host()], Wanted('vgpu1', 2),
+                            Wanted('vgpu2', 1), flavors=self.FLAVORS)
+        self.assertTrue(answer.fits)
+        self.assertEqual([], [n for n in answer.notes if 'Placement' in n])
+
+    def test_unlike_gpus_are_said_to_be_a_guess(self):
+        answer = self.check([self.vgpu_host(used=(1, 0))],
+                            Wanted('vgpu1', 1), Wanted('vgpu2', 1),
+                            flavors=self.FLAVORS)
+        # The fullest taken; whether Placement does is its own order's.
+        self.assertTrue(answer.fits)
+        self.assertIn('on v a server took from one of several unlike '
+                      'providers', ' '.join(answer.notes))
+        # Not said where no other flavor takes VGPU.
+        answer = self.check([self.vgpu_host(used=(1, 0))],
+                            Wanted('vgpu1', 2), flavors=self.FLAVORS)
+        self.assertEqual([], [n for n in answer.notes if 'unlike' in n])
+
+
 class TestRequests(CheckTestCase):
 
     def test_multi_create_all_or_nothing(self):
