@@ -530,11 +530,16 @@ def fit_certain(request, host, empty=False, frees=None):
 class Taken:
     """What one server took: from which providers, and what was a guess."""
 
-    keys: frozenset  # provider uuids (or pool classes) taken from
+    amounts: dict  # (provider uuid or pool class, rc) -> amount taken
     # The classes taken from one of several providers unlike each other,
     # none preferred: Placement lists a host's candidates in an order of
     # its own (a set of its process's string hashes), unknowable here.
     guessed: frozenset
+
+    @property
+    def keys(self):
+        """The providers (or pool classes) taken from."""
+        return frozenset(key for key, _ in self.amounts)
 
 
 def take_one(request, host, frees, prefer=frozenset()):
@@ -561,7 +566,6 @@ def take_one(request, host, frees, prefer=frozenset()):
         return None
     if taken is None:
         return None
-    keys = frozenset(key for key, _ in taken)
     guessed = set()
     for unit in found:
         used = {key for key, _ in unit.candidates if any(
@@ -574,7 +578,13 @@ def take_one(request, host, frees, prefer=frozenset()):
                  if _slots(before[key], unit.resources) >= 1}
         if len(open_) > 1:
             guessed.update(unit.resources)
-    return Taken(keys, frozenset(guessed))
+    return Taken(taken, frozenset(guessed))
+
+
+def can_claim(frees, amounts):
+    """Whether amounts (Taken.amounts) still fit in frees."""
+    return all(frees[key][rc] >= amount
+               for (key, rc), amount in amounts.items())
 
 
 def fit(request, host, empty=False, frees=None):

@@ -275,6 +275,10 @@ class _Check:
         # (position, resource class) -> flavor ids whose provider was a
         # guess (fit.Taken.guessed)
         self.guesses = {}
+        # Within a multi-create: position -> what the request's first
+        # server there took (fit.Taken.amounts), the allocation request
+        # Nova claims again for each server it sends to the host.
+        self.request_claims = None
         self._masks = {}
         # The most hosts any server of the set could go to.
         self.most_candidates = 0
@@ -418,11 +422,24 @@ class _Check:
         host = self.hosts[position]
         flavor = fits.result.flavor
         request = fits.request
-        taken = fit.take_one(request, host, self._frees(position),
-                             self.taken_from.get((position, flavor.id), ()))
+        claims = self.request_claims
+        if claims is not None and position in claims:
+            # The request's claim there again (_room saw it fit).
+            prefer = {key for key, _ in claims[position]}
+        else:
+            prefer = self.taken_from.get((position, flavor.id), ())
+        taken = fit.take_one(request, host, self._frees(position), prefer)
         self.taken_from[position, flavor.id] = taken.keys
         for rc in taken.guessed:
             self.guesses.setdefault((position, rc), set()).add(flavor.id)
+        if claims is not None and position not in claims:
+            # PciPassthroughFilter drops the candidates whose devices the
+            # request took already: which device comes next is not fixed.
+            devices = {p.uuid for p in host.providers
+                       if fit.MANAGED_PCI_TRAIT in p.traits}
+            claims[position] = {(key, rc): amount for (key, rc), amount
+                                in taken.amounts.items()
+                                if key not in devices}
         numa = self.numa.get(position, host.numa)
         if request.numa is not None and numa is not None and \
                 self.options.numa.enabled:
@@ -486,6 +503,7 @@ class _Check:
         started = []
         disk_mb = self.columns.disk_mb()
         weighed = None
+        self.request_claims = {} if multi else None
         for _ in range(count):
             if not multi:
                 disk_mb = self.columns.disk_mb()
@@ -502,7 +520,7 @@ class _Check:
                     candidates = candidates & group
             positions = numpy.flatnonzero(candidates)
             self.most_candidates = max(self.most_candidates, positions.size)
-            best = self._best(positions, fits.now > 0, disk_mb) \
+            best = self._best(positions, self._room(fits), disk_mb) \
                 if positions.size else None
             if best is None:
                 return started, self._why_not(fits, static, group)
@@ -516,10 +534,25 @@ class _Check:
             placed_hosts.add(position)
         return started, None
 
+    def _room(self, fits):
+        """The hosts Nova's claim for one more server of fits succeeds on.
+
+        Within a multi-create Placement was asked once: each host's claim
+        is its first allocation candidate again (but for Nova's PCI
+        devices, see _take), which fails where those providers are full
+        though others of the host have room.
+        """
+        room = fits.now > 0
+        for position, amounts in (self.request_claims or {}).items():
+            if room[position] and not fit.can_claim(self._frees(position),
+                                                    amounts):
+                room[position] = False
+        return room
+
     def _why_not(self, fits, static, group):
         """The Stop of a server no host takes."""
         flavor = fits.result.flavor
-        room = static & (fits.now > 0)
+        room = static & self._room(fits)
         if group is not None and room.any():
             policy = self.group.policy
             if policy == 'affinity':
@@ -536,6 +569,11 @@ class _Check:
             if self.request.availability_zone is not None:
                 why += ' in zone %s' % self.request.availability_zone
             return Stop(RESOURCES, why, fits.result.limited_by)
+        refused = [p for p, amounts in (self.request_claims or {}).items()
+                   if static[p] and fits.now[p] > 0
+                   and not fit.can_claim(self._frees(p), amounts)]
+        if refused:
+            return self._claims_refused(flavor, refused)
         limits = collections.Counter(
             fits.labels.get(p) for p in numpy.flatnonzero(static).tolist())
         limits.pop(None, None)
@@ -544,6 +582,18 @@ class _Check:
         return Stop(RESOURCES, 'no valid host: the hosts %s fits on are '
                     'full%s' % (flavor.name, ' (%s)' % limit if limit
                                 else ''), limit)
+
+    def _claims_refused(self, flavor, positions):
+        """The Stop of a multi-create whose claims fail on hosts with room."""
+        full = sorted({rc for p in positions
+                       for (key, rc), amount in self.request_claims[p].items()
+                       if self._frees(p)[key][rc] < amount})
+        hosts = ', '.join(sorted(self.hosts[p].name for p in positions))
+        return Stop(RESOURCES, 'no valid host: a multi-create claims each '
+                    'host\'s first allocation candidate again for every '
+                    'server, and on %s its %s provider is full (others have '
+                    'room for %s)' % (hosts, '+'.join(full), flavor.name),
+                    full[0] if full else None)
 
     def alternatives(self, result, placed_hosts):
         """Flavors like result's that would start now, nearest first."""

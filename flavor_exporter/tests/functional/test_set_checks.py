@@ -283,3 +283,14 @@ class TestSetChecksOnNestedGpus(SetChecksTestCase):
             'server_group': {'policy': 'soft-anti-affinity'}})
         self.assertEqual(2, answer['requests'][2]['started'])
         self.assertEqual([], answer['notes'])
+
+    def test_a_multi_create_claims_one_gpu_per_host(self):
+        # vgpu-1 has room for 3, vgpu-2 for 2 + 2; Nova claims a host's
+        # first allocation candidate again for every server of a request,
+        # so one multi-create gets 2 of vgpu-2's 4.
+        answer = self.assert_nova_agrees({'servers': [
+            {'flavor': 'vgpu.small', 'count': 5, 'min_count': 5}]})
+        self.assertTrue(answer['fits'])
+        answer = self.assert_nova_agrees({'servers': [
+            {'flavor': 'vgpu.small', 'count': 6, 'min_count': 6}]})
+        self.assertEqual('VGPU', answer['requests'][0]['stopped_by']['limit'])

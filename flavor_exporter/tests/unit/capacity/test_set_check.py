@@ -239,6 +239,19 @@ class TestNestedProviders(CheckTestCase):
         self.assertTrue(answer.fits)
         self.assertEqual([], [n for n in answer.notes if 'Placement' in n])
 
+    def test_a_multi_create_claims_one_gpu_per_host(self):
+        # Nova claims the host's first allocation candidate again for each
+        # server of the request: its pGPU, full after two.
+        answer = self.check([self.vgpu_host()], Wanted('vgpu1', 3, 3),
+                            flavors=self.FLAVORS)
+        stop = answer.outcomes[0].stop
+        self.assertEqual((0, 'VGPU'), (len(answer.outcomes[0].started),
+                                       stop.limit))
+        self.assertIn('first allocation candidate', stop.reason)
+        answer = self.check([self.vgpu_host()], Wanted('vgpu1', 2, 2),
+                            Wanted('vgpu1', 2), flavors=self.FLAVORS)
+        self.assertTrue(answer.fits)
+
     def test_unlike_gpus_are_said_to_be_a_guess(self):
         answer = self.check([self.vgpu_host(used=(1, 0))],
                             Wanted('vgpu1', 1), Wanted('vgpu2', 1),
