@@ -531,9 +531,8 @@ class Taken:
     """What one server took: from which providers, and what was a guess."""
 
     amounts: dict  # (provider uuid or pool class, rc) -> amount taken
-    # The classes taken from one of several providers unlike each other,
-    # none preferred: Placement lists a host's candidates in an order of
-    # its own (a set of its process's string hashes), unknowable here.
+    # The classes taken from one of several providers unlike each other
+    # (free amounts, max_unit): which one Nova takes is Placement's order.
     guessed: frozenset
 
     @property
@@ -546,13 +545,16 @@ def take_one(request, host, frees, prefer=frozenset()):
     """Take one server of request from frees (free_amounts(host)).
 
     frees is changed in place, as the claim of one server changes the
-    host; None when no server fits. As Nova claims the first allocation
-    candidate, and Placement lists a host's candidates in an order fixed
-    for a flavor but not known outside its process, the providers in
-    prefer (those the flavor's last server on the host took from) come
-    first: they are first in that order while they have room. Past them
-    the fullest is taken, which matches Placement wherever the providers
-    left are alike; elsewhere the classes are in Taken.guessed.
+    host; None when no server fits. Nova claims the first allocation
+    candidate Placement lists for the host, and Placement lists them in
+    the order of a Python set of its own (hashes of its process's
+    strings): the same for a flavor from one request to the next as long
+    as its process and the number of candidates' table size stay, not
+    known outside it. So the providers in prefer (those the flavor's last
+    server on the host took from) come first while they have room, then
+    the fullest: exact where the providers with room are alike, and
+    Nova's usual choice elsewhere, where the classes are in
+    Taken.guessed.
     """
     found = units(request, host, frees)
     if not found:
@@ -568,10 +570,6 @@ def take_one(request, host, frees, prefer=frozenset()):
         return None
     guessed = set()
     for unit in found:
-        used = {key for key, _ in unit.candidates if any(
-            taken.get((key, rc)) for rc in unit.resources)}
-        if used <= set(prefer):
-            continue
         open_ = {(tuple(before[key].get(rc) for rc in unit.resources),
                   tuple(sorted((limits or {}).items())))
                  for (key, _), limits in zip(unit.candidates, unit.limits)

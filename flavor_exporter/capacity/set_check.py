@@ -430,8 +430,10 @@ class _Check:
             prefer = self.taken_from.get((position, flavor.id), ())
         taken = fit.take_one(request, host, self._frees(position), prefer)
         self.taken_from[position, flavor.id] = taken.keys
-        for rc in taken.guessed:
-            self.guesses.setdefault((position, rc), set()).add(flavor.id)
+        if claims is None or position not in claims:
+            for rc in taken.guessed:
+                self.guesses.setdefault((position, rc), set()).add(
+                    flavor.id)
         if claims is not None and position not in claims:
             # PciPassthroughFilter drops the candidates whose devices the
             # request took already: which device comes next is not fixed.
@@ -730,10 +732,11 @@ def check(report, options, settings, columns, request, quota=None,
     if guessed:
         notes.append(
             'on %s a server took from one of several unlike providers of '
-            'a class another flavor of the set takes too: Placement lists '
-            'them in an order of its own (not known outside its process), '
-            'the check took the fullest; the servers after may differ'
-            % ', '.join(guessed))
+            'a class another flavor of the set takes too (a VGPU provider '
+            'per physical GPU): which one is Placement\'s order, not known '
+            'outside its process; the check took Nova\'s usual choice (the '
+            'provider the flavor\'s last server took, else the fullest), '
+            'and the servers after may differ' % ', '.join(guessed))
     if state.most_candidates > settings.max_results:
         notes.append(
             'up to %d hosts fit a server; Nova weighs only the %d '
