@@ -150,6 +150,11 @@ class TestNotifications(NotificationsTestCase):
         self.assertGreater(heard, 0)
 
     def test_a_bus_that_goes_away(self):
+        # Both listeners connected first: one that first connects after
+        # the bus is back says so as a start, not as a reconnection.
+        self.wait_for(lambda: all(
+            'Listening to Nova\'s notifications' in self.log_of(name)
+            for name in ('worker-1', 'worker-2')), 'both listening')
         self.rabbit.stop()
         self.wait_for(lambda: any(
             'polling carries on' in self.log_of(name)
