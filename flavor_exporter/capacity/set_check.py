@@ -423,25 +423,25 @@ class _Check:
         flavor = fits.result.flavor
         request = fits.request
         claims = self.request_claims
-        if claims is not None and position in claims:
-            # The request's claim there again (_room saw it fit).
-            prefer = {key for key, _ in claims[position]}
-        else:
-            prefer = self.taken_from.get((position, flavor.id), ())
+        # Within a multi-create, the request's claim there again (_room
+        # saw it fit); else Nova's usual choice (fit.take_one).
+        again = claims is not None and position in claims
+        prefer = ({key for key, _ in claims[position]} if again
+                  else self.taken_from.get((position, flavor.id), ()))
         taken = fit.take_one(request, host, self._frees(position), prefer)
         self.taken_from[position, flavor.id] = taken.keys
-        if claims is None or position not in claims:
+        if not again:
             for rc in taken.guessed:
                 self.guesses.setdefault((position, rc), set()).add(
                     flavor.id)
-        if claims is not None and position not in claims:
-            # PciPassthroughFilter drops the candidates whose devices the
-            # request took already: which device comes next is not fixed.
-            devices = {p.uuid for p in host.providers
-                       if fit.MANAGED_PCI_TRAIT in p.traits}
-            claims[position] = {(key, rc): amount for (key, rc), amount
-                                in taken.amounts.items()
-                                if key not in devices}
+            if claims is not None:
+                # PciPassthroughFilter drops the candidates whose devices
+                # the request took: which device comes next is not fixed.
+                devices = {p.uuid for p in host.providers
+                           if fit.MANAGED_PCI_TRAIT in p.traits}
+                claims[position] = {(key, rc): amount for (key, rc), amount
+                                    in taken.amounts.items()
+                                    if key not in devices}
         numa = self.numa.get(position, host.numa)
         if request.numa is not None and numa is not None and \
                 self.options.numa.enabled:
