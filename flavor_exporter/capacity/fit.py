@@ -559,24 +559,23 @@ def take_one(request, host, frees, prefer=frozenset()):
     found = units(request, host, frees)
     if not found:
         return None
-    before = {key: dict(free) for unit in found
-              for key, free in unit.candidates}
+    # Read before the take changes frees.
+    guessed = frozenset(rc for unit in found if _unlike_with_room(unit)
+                        for rc in unit.resources)
     try:
         taken = _place_one(found, [_SEARCH_BUDGET], found.root,
                            frozenset(prefer))
     except _OutOfBudget:
         return None
-    if taken is None:
-        return None
-    guessed = set()
-    for unit in found:
-        open_ = {(tuple(before[key].get(rc) for rc in unit.resources),
-                  tuple(sorted((limits or {}).items())))
-                 for (key, _), limits in zip(unit.candidates, unit.limits)
-                 if _slots(before[key], unit.resources) >= 1}
-        if len(open_) > 1:
-            guessed.update(unit.resources)
-    return Taken(taken, frozenset(guessed))
+    return None if taken is None else Taken(taken, guessed)
+
+
+def _unlike_with_room(unit):
+    """Whether unit's providers with room differ in room or max_unit."""
+    return len({(tuple(free.get(rc) for rc in unit.resources),
+                 tuple(sorted((limits or {}).items())))
+                for (_, free), limits in zip(unit.candidates, unit.limits)
+                if _slots(free, unit.resources) >= 1}) > 1
 
 
 def can_claim(frees, amounts):

@@ -554,7 +554,8 @@ class _Check:
     def _why_not(self, fits, static, group):
         """The Stop of a server no host takes."""
         flavor = fits.result.flavor
-        room = static & self._room(fits)
+        claimable = self._room(fits)
+        room = static & claimable
         if group is not None and room.any():
             policy = self.group.policy
             if policy == 'affinity':
@@ -571,9 +572,8 @@ class _Check:
             if self.request.availability_zone is not None:
                 why += ' in zone %s' % self.request.availability_zone
             return Stop(RESOURCES, why, fits.result.limited_by)
-        refused = [p for p, amounts in (self.request_claims or {}).items()
-                   if static[p] and fits.now[p] > 0
-                   and not fit.can_claim(self._frees(p), amounts)]
+        refused = [p for p in self.request_claims or ()
+                   if static[p] and fits.now[p] > 0 and not claimable[p]]
         if refused:
             return self._claims_refused(flavor, refused)
         limits = collections.Counter(

@@ -24,6 +24,8 @@ import sys
 
 import fixtures
 
+from flavor_exporter.common import nova_conf
+from testcloud import cloud_venv
 from testcloud import launcher
 
 
@@ -34,6 +36,21 @@ def console_script(name):
         return [script]
     return [sys.executable, '-m',
             name.replace('flavor-exporter-', 'flavor_exporter.cmd.')]
+
+
+def mirrored_options(spec):
+    """{group: {option: value}} an operator mirrors from spec's cloud.
+
+    Its nova.conf options of the same meaning (nova_conf.py), its
+    enabled filters and the release it runs.
+    """
+    groups = {'capacity': {'nova_release': cloud_venv.selected()}}
+    for (section, name), (group, ours) in nova_conf.MIRRORED.items():
+        if name in spec.config.get(section, {}):
+            groups.setdefault(group, {})[ours] = spec.config[section][name]
+    for name, ours in nova_conf.FILTERS.items():
+        groups['capacity'][ours] = name in spec.enabled_filters
+    return groups
 
 
 def stop_process_group(process):

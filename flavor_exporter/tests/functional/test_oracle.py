@@ -26,7 +26,6 @@ import os
 import uuid
 
 from flavor_exporter.capacity import tenancy
-from flavor_exporter.common import nova_conf
 from flavor_exporter.conf import quota as quota_conf
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
@@ -76,15 +75,9 @@ class OracleTests:
         self.flags(group='capacity', **{
             name: value for name, value in nova_defaults.items()
             if name in _CAPACITY_OPTIONS})
-        # As an operator mirrors nova.conf (nova_conf.py).
-        for (section, name), (group, ours) in nova_conf.MIRRORED.items():
-            if name in self.spec.config.get(section, {}):
-                self.flags(group=group,
-                           **{ours: self.spec.config[section][name]})
-        self.flags(group='capacity', **{
-            ours: name in self.spec.enabled_filters
-            for name, ours in nova_conf.FILTERS.items()})
-        self.flags(group='capacity', nova_release=cloud_venv.selected())
+        for group, options in fe_fixtures.mirrored_options(
+                self.spec).items():
+            self.flags(group=group, **options)
         if self.cloud.cell_database:
             # As a deployer opts in to NUMA-aware counts.
             self.flags(group='openstack', cell_database_connections=[

@@ -32,9 +32,8 @@ import time
 import urllib.request
 import uuid
 
-from flavor_exporter.common import nova_conf
+from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests.functional import test_commands
-from testcloud import cloud_venv
 from testcloud import loopback
 from testcloud import oracle
 
@@ -55,19 +54,13 @@ class SetChecksTestCase(test_commands.CommandsTestCase):
     def mirrored(self):
         """The configuration a deployer writes for the scenario's cloud.
 
-        Its nova.conf mirrored (nova_conf.py), its release, and the cell
-        database, where the compute nodes' stats are.
+        Its nova.conf mirrored, and the cell database, where the compute
+        nodes' stats are.
         """
-        groups = {'openstack': {
+        groups = fe_fixtures.mirrored_options(self.spec)
+        groups['openstack'] = {
             'cloud': self.cloud.cloud_name,
-            'cell_database_connections': self.cloud.cell_database},
-            'capacity': {'nova_release': cloud_venv.selected()}}
-        for (section, name), (group, ours) in nova_conf.MIRRORED.items():
-            if name in self.spec.config.get(section, {}):
-                groups.setdefault(group, {})[ours] = \
-                    self.spec.config[section][name]
-        for name, ours in nova_conf.FILTERS.items():
-            groups['capacity'][ours] = name in self.spec.enabled_filters
+            'cell_database_connections': self.cloud.cell_database}
 
         def line(name, value):
             if isinstance(value, bool):
