@@ -15,12 +15,13 @@
 
 The yardstick of tools/bench/api.py: the published bytes from process
 memory under uWSGI, the fastest server measured on this machine kind.
-The environment names memcached and the key (see tools/bench/api_apps).
+The environment names memcached and the key (see tools/bench/api_apps);
+FLAVOR_EXPORTER_BENCH_APP=pecan-minimal serves the minimal Pecan app
+instead (tools/bench/pecan_minimal.py).
 """
 
 import os
 
 from tools.bench import api_apps
 
-application = api_apps.Bare(os.environ[api_apps.SERVER_ENV],
-                            os.environ[api_apps.KEY_ENV])
+application = api_apps.make(os.environ.get(api_apps.APP_ENV) or 'bare')
