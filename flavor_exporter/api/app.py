@@ -13,48 +13,49 @@
 #    under the License.
 """The API's WSGI application, wired once per process.
 
-Requests pass, outermost first:
+A Pecan application (controllers/, hooks.py) inside oslo.middleware's and
+keystonemiddleware's layers, as ironic's. Requests pass, outermost first:
 
 1. request_id: the request's id, on its answer and its log lines, so
    outermost: every answer below carries it, refusals and CORS
    preflights included;
-2. request_log: one line per request, with that id ([api] log_requests);
-3. http_proxy_to_wsgi, with ``[oslo_middleware]
+2. http_proxy_to_wsgi, with ``[oslo_middleware]
    enable_proxy_headers_parsing``: the scheme, host and prefix a
    TLS-terminating proxy forwarded, before anything makes a URL;
-4. cors, with ``[cors] allowed_origin``: outside authentication, as in
+3. cors, with ``[cors] allowed_origin``: outside authentication, as in
    ironic and placement, since a browser's preflight carries no token and
    a script must be allowed to read the error answers too;
-5. request limits (size, UTF-8), before anything parses the request;
-6. the dispatcher, which matches the route in the table (dispatch.py),
-   authenticates the caller unless the route is public (auth.py), and
-   answers: published documents and pages from resources/, /healthcheck
-   through oslo.middleware.
+4. request limits (size, UTF-8), before anything parses the request;
+5. authentication by ``[DEFAULT] auth_strategy``, but for the public
+   routes (auth.py);
+6. the request's body, read whole and bounded (request_body.py);
+7. Pecan: its hooks (the request log, the caller, policy, the query,
+   JSON errors) around the controllers that answer.
 
 The two optional layers are left out when unconfigured, rather than run
-as no-ops that read their option per request; neither makes a WebOb
-request and response for a request it has nothing to do with, which
-would cost more than serving a published document does
-(doc/source/performance.rst, middleware/).
+as no-ops that read their option per request.
 
 setup_app() creates the cache client, so call it in the process that
 serves (after a fork), as uWSGI's lazy-apps and ApiService.start() do.
 """
 
+import pecan
+
 from flavor_exporter.api import auth
 from flavor_exporter.api import cold_start
-from flavor_exporter.api import dispatch
+from flavor_exporter.api.controllers import checks
+from flavor_exporter.api.controllers import projects
+from flavor_exporter.api.controllers import root
 from flavor_exporter.api import healthcheck
+from flavor_exporter.api import hooks
 from flavor_exporter.api.middleware import cors
 from flavor_exporter.api.middleware import proxy_headers
+from flavor_exporter.api.middleware import request_body
 from flavor_exporter.api.middleware import request_id
 from flavor_exporter.api.middleware import request_limits
-from flavor_exporter.api.middleware import request_log
+from flavor_exporter.api import pecan_argspec
 from flavor_exporter.api import policy
 from flavor_exporter.api import published
-from flavor_exporter.api.resources import checks
-from flavor_exporter.api.resources import projects
-from flavor_exporter.api import routes
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.publication import reader as reader_mod
@@ -95,15 +96,23 @@ def make_published(conf, backend=None):
     return data
 
 
-def make_dispatcher(conf, backend=None, router=None):
-    """The application behind the outer layers: routes, auth, answers."""
-    data = make_published(conf, backend)
+def make_pecan_app(conf, backend=None, data=None):
+    """The Pecan application: controllers and hooks, no middleware.
+
+    data: the published.Published to serve, by default make_published's.
+    """
+    pecan_argspec.install()
+    if data is None:
+        data = make_published(conf, backend)
     # Policies apply to authenticated callers only: noauth reads it all.
     enforcer = (policy.make_enforcer(conf)
                 if conf.auth_strategy != 'noauth' else None)
-    return dispatch.Dispatcher(
-        data, {routes.HEALTHCHECK: healthcheck.middleware(conf, data)},
-        lambda app: auth.authenticated(app, conf), enforcer, router)
+    return pecan.Pecan(
+        root.RootController(healthcheck.middleware(conf, data)),
+        hooks=hooks.make(conf, data, enforcer),
+        # /openapi.json is a route, not /openapi in JSON; the paths
+        # with and without a final '/' are the same route.
+        guess_content_type_from_ext=False, force_canonical=False)
 
 
 def setup_app(conf=None, backend=None):
@@ -113,10 +122,10 @@ def setup_app(conf=None, backend=None):
     by default the one [document_cache] describes.
     """
     conf = conf or config.CONF
-    app = request_limits.RequestLimits(make_dispatcher(conf, backend))
+    app = request_body.RequestBody(make_pecan_app(conf, backend))
+    app = request_limits.RequestLimits(auth.authenticating(app, conf))
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
     if conf.oslo_middleware.enable_proxy_headers_parsing:
         app = proxy_headers.HTTPProxyToWSGI(app, conf)
-    app = request_log.RequestLog(app, conf.api.log_requests)
     return request_id.RequestId(app, conf)

@@ -22,10 +22,11 @@
   file, as Ironic's strategy of the same name.
 - ``noauth``: nobody is authenticated, no policy applies.
 
-The routes the table marks public (the version documents, the
-healthcheck, the API description) skip authentication either way: the
-dispatcher, which matched the route, decides (dispatch.py). What an
-authenticated caller may read is oslo.policy's to decide (access.py).
+Authentication wraps the Pecan application, as in ironic; the routes the
+table marks public (the version documents, the healthcheck, the API
+description) skip it either way (PublicRoutes, routes.is_public). What an
+authenticated caller may read is oslo.policy's to decide (access.py,
+hooks.py).
 """
 
 import ipaddress
@@ -38,6 +39,7 @@ from flavor_exporter._i18n import _
 from flavor_exporter.api.middleware import auth_errors
 from flavor_exporter.api.middleware import basic_auth
 from flavor_exporter.api import policy
+from flavor_exporter.api import routes
 from flavor_exporter.common import exceptions
 
 LOG = log.getLogger(__name__)
@@ -100,10 +102,34 @@ class _EitherCredentials:
         return self._keystone(environ, start_response)
 
 
-def authenticated(app, conf):
-    """app behind the authentication of conf, None under noauth."""
+class PublicRoutes:
+    """The public routes' requests to app, the others to authenticated.
+
+    An unknown path is answered 404 once authenticated, as the routes
+    behind authentication are.
+    """
+
+    def __init__(self, app, authenticated):
+        self._app = app
+        self._authenticated = authenticated
+
+    def __call__(self, environ, start_response):
+        # PATH_INFO holds the path's bytes as latin-1: the public paths
+        # are ASCII, and a non-ASCII one is not public.
+        if routes.is_public(environ.get('PATH_INFO') or '/'):
+            return self._app(environ, start_response)
+        return self._authenticated(environ, start_response)
+
+
+def authenticating(app, conf):
+    """app behind the authentication of conf, its public routes apart."""
     if conf.auth_strategy == 'noauth':
-        return None
+        return app
+    return PublicRoutes(app, authenticated(app, conf))
+
+
+def authenticated(app, conf):
+    """app behind the authentication of conf (not noauth)."""
     basic = None
     if conf.http_basic_auth_user_file:
         basic = basic_auth.BasicAuth(app, conf.http_basic_auth_user_file)

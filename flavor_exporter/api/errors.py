@@ -22,6 +22,8 @@ under /gpus, ``{"error": {"code", "message"}}`` everywhere else.
 
 import http
 
+import webob
+
 from flavor_exporter.publication import contract as pub
 
 JSON = 'application/json'
@@ -138,6 +140,14 @@ def status_line(code):
         return '%d %s' % (code, http.HTTPStatus(code).phrase)
     except ValueError:
         return '%d Error' % code
+
+
+def response(path, code, message, headers=()):
+    """A WebOb response of the JSON error in the shape of path's family."""
+    data = body(path, code, message)
+    return webob.Response(status=status_line(code), headerlist=[
+        ('Content-Type', JSON), ('Content-Length', str(len(data))),
+        *headers], app_iter=[data])
 
 
 def answer(environ, start_response, code, message, headers=(),

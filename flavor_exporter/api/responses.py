@@ -13,20 +13,22 @@
 #    under the License.
 """Successful answers: published representations, and pages.
 
-A route's function (resources/) returns one of two things, which the
-dispatcher serves here so that every answer has the same headers:
+A controller (controllers/) answers with one of two things, made here so
+that every answer has the same headers:
 
-- a published.Answer: bytes published by the worker (or a variant), with
+- representation(): bytes published by the worker (or a variant), with
   their validators (ETag, Last-Modified; 304 to a client that has them)
   and whether they are stale;
-- a Page: an answer made per request (status, clouds, metrics, version
+- page(): an answer made per request (status, clouds, metrics, version
   documents, the API description), without validators.
 
-Errors are errors.py's.
+Both are WebOb responses, which Pecan serves as they are. Errors are
+errors.py's.
 """
 
-import collections
 import json
+
+import webob
 
 from flavor_exporter.api import errors
 
@@ -38,19 +40,27 @@ JSON = errors.JSON
 STALE_HEADER = 'X-Flavor-Exporter-Stale'
 
 
-class Page(collections.namedtuple('Page', 'body content_type status headers')):
-    """An answer made per request: bytes, their type, status, headers."""
+def response(status, headers, body):
+    """A WebOb response of exactly these status, headers and body.
+
+    No header is added: the body is one bytes object, Content-Length the
+    caller's.
+    """
+    return webob.Response(status=status, headerlist=headers, app_iter=[body])
 
 
 def page(value, content_type=JSON, status=200, headers=()):
-    """A Page of bytes as they are, or of a JSON value to encode."""
+    """An answer of bytes as they are, or of a JSON value to encode."""
     if not isinstance(value, bytes):
         value = json.dumps(value, indent=2).encode('utf-8')
-    return Page(value, content_type, status, list(headers))
+    headerlist = [('Content-Length', str(len(value))), *headers]
+    if content_type:
+        headerlist.insert(0, ('Content-Type', content_type))
+    return response(errors.status_line(status), headerlist, value)
 
 
 def representation(held, view, if_none_match=None):
-    """(status, headers, body) of a published.Representation.
+    """The answer of a published.Representation.
 
     if_none_match: the request's WebOb entity tag matcher, None when the
     request has no If-None-Match; a match is a 304 without the body.
@@ -61,14 +71,6 @@ def representation(held, view, if_none_match=None):
     if held.last_modified:
         headers.append(('Last-Modified', held.last_modified))
     if if_none_match is not None and held.etag[1:-1] in if_none_match:
-        return '304 Not Modified', headers[1:], b''
+        return response('304 Not Modified', headers[1:], b'')
     headers.append(('Content-Length', str(len(held.body))))
-    return '200 OK', headers, held.body
-
-
-def page_answer(made):
-    """(status, headers, body) of a Page."""
-    headers = [('Content-Length', str(len(made.body))), *made.headers]
-    if made.content_type:
-        headers.insert(0, ('Content-Type', made.content_type))
-    return errors.status_line(made.status), headers, made.body
+    return response('200 OK', headers, held.body)

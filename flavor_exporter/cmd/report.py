@@ -23,7 +23,6 @@ from oslo_config import cfg
 from oslo_log import log
 
 from flavor_exporter._i18n import _
-from flavor_exporter.api.resources import projects as projects_api
 from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
@@ -31,6 +30,7 @@ from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures
 from flavor_exporter.publication import checks as check_docs
 from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import projects as project_docs
 from flavor_exporter.publication import render
 from flavor_exporter.worker import checks
 from flavor_exporter.worker import openstack
@@ -340,7 +340,7 @@ def _check(conf):
         raise exceptions.InvalidOption(
             _('--project lists what a project can start of each flavor, '
               '--gpus the cloud\'s GPU devices: give one of them'))
-    if conf.project_id is not None and not projects_api.valid_project_id(
+    if conf.project_id is not None and not project_docs.valid_project_id(
             conf.project_id):
         raise exceptions.InvalidOption(
             _('--project %s is not a project id') % conf.project_id[:80])
@@ -360,7 +360,7 @@ def read_check(conf):
             with open(conf.check) as stream:
                 body = json.load(stream)
         return check_docs.parse(body, conf.checks.max_servers,
-                                projects_api.valid_project_id)
+                                project_docs.valid_project_id)
     except (OSError, ValueError) as exc:
         raise exceptions.InvalidOption(
             _('--check %(file)s: %(why)s') % {'file': conf.check,

@@ -39,6 +39,9 @@ import json
 from flavor_exporter.common import set_request
 from flavor_exporter.publication import contract as pub
 
+#: What a body that cannot be decoded as JSON is told.
+NOT_JSON = ('The body is not JSON: send {"servers": [{"flavor": id or name, '
+            '"count": N}, ...]}.')
 SERVERS = 'servers'
 FLAVOR = 'flavor'
 COUNT = 'count'

@@ -31,7 +31,14 @@ tenant filter a project's capacity is the cloud-wide list's. A project
 document is as fresh as the cloud-wide data, whenever its quota was read.
 """
 
+import re
+
 from flavor_exporter.publication import contract as pub
+
+# Keystone ids are 32 hex digits; other identity backends use up to 64
+# characters of these. Anything else cannot be a project and must not
+# reach a cache key.
+_PROJECT_ID = re.compile(r'[A-Za-z0-9_-]{1,64}')
 
 #: Which footprint each flavor has, and the quota system they count for.
 FOOTPRINT_OF = 'flavors'
@@ -43,6 +50,13 @@ ISOLATION = 'isolation'
 DEFAULT = 'default'
 PROJECTS = 'projects'
 PATTERN = 'pattern'
+
+
+def valid_project_id(project_id):
+    """Whether project_id can name a project (and a cache key)."""
+    return _PROJECT_ID.fullmatch(project_id) is not None
+
+
 AGGREGATES = 'aggregates'
 QUOTA = 'quota'
 

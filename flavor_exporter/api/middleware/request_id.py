@@ -27,7 +27,7 @@ response per request, which costs more than serving a published document
 does (doc/source/performance.rst); placement's RequestLog overrides it the
 same way.
 
-The request's own log line is request_log.py's, inside this layer. An
+The request's own log line is the request log hook's (hooks.py). An
 exception no layer inside answered is logged with the id and answered
 500 here, so that this answer carries the id too.
 """
@@ -42,7 +42,7 @@ from oslo_log import log
 from oslo_middleware import request_id
 
 from flavor_exporter.api import errors
-from flavor_exporter.api.middleware import request_log
+from flavor_exporter.api import request_log
 
 LOG = log.getLogger(__name__)
 

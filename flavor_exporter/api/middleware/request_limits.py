@@ -24,7 +24,10 @@ route family before anything parses them:
   sets, holds more than the query string received): 414;
 - request headers over HEADERS_LIMIT bytes in all: 431;
 - a path or query string whose percent escapes are not UTF-8: 400, with
-  one log line (WebOb would raise on every access to the path).
+  one log line (WebOb would raise on every access to the path);
+- a method the path's route does not answer (routes.refusing): 405,
+  naming those it does, before authentication, as the route table is
+  no secret.
 """
 
 from urllib import parse
@@ -32,7 +35,8 @@ from urllib import parse
 from oslo_log import log
 
 from flavor_exporter.api import errors
-from flavor_exporter.api.middleware import request_log
+from flavor_exporter.api import request_log
+from flavor_exporter.api import routes
 
 LOG = log.getLogger(__name__)
 
@@ -74,7 +78,13 @@ class RequestLimits:
     def __call__(self, environ, start_response):
         refusal = self.refusal(environ)
         if refusal is None:
-            return self._app(environ, start_response)
+            method = environ.get('REQUEST_METHOD', 'GET')
+            allowed = routes.refusing(method, environ.get('PATH_INFO', ''))
+            if allowed is None:
+                return self._app(environ, start_response)
+            return errors.answer_exception(
+                environ, start_response,
+                errors.MethodNotAllowed(method, allowed))
         code, message = refusal
         # One line per refusal, where the server would have logged a
         # traceback per access to the path.

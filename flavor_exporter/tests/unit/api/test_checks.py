@@ -20,7 +20,7 @@ from unittest import mock
 import openapi_schema_validator
 
 from flavor_exporter.api import auth
-from flavor_exporter.api.resources import docs
+from flavor_exporter.api.controllers import docs
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.tests.unit.api import base
 from flavor_exporter.worker import quotas

@@ -33,7 +33,8 @@ import webtest
 
 from flavor_exporter.api import app
 from flavor_exporter.api import auth
-from flavor_exporter.api.resources import docs
+from flavor_exporter.api.controllers import docs
+from flavor_exporter.api import hooks
 from flavor_exporter.api import routes
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.publication import contract as pub
@@ -212,7 +213,7 @@ class TestEveryStatus(base.ApiTestCase):
         if '{project_id}' in path:
             answers += self.project_answers(call, path)
         answers.append(self.caller(self.cold, method)(url))
-        with mock.patch.object(routes.Router, 'match',
+        with mock.patch.object(hooks.ContextHook, 'on_route',
                                side_effect=RuntimeError('boom')):
             answers.append(call(url))
         if not route.public:

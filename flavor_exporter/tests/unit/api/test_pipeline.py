@@ -93,7 +93,7 @@ class TestRequestId(PipelineTestCase):
 
     def test_unanswered_exception_is_a_json_500_with_the_id(self):
         logs = self.capture_logs()
-        with mock.patch('flavor_exporter.api.dispatch.Dispatcher.__call__',
+        with mock.patch('pecan.Pecan.__call__',
                         side_effect=RuntimeError('boom')):
             response = self.app.get('/v3/flavors/', status=500)
         self.assertJsonError(response, 500, 'the API log has the details')

@@ -28,7 +28,6 @@ from oslo_policy import policy as oslo_policy
 import webtest
 
 from flavor_exporter.api import app
-from flavor_exporter.api import dispatch
 from flavor_exporter.api import policy
 from flavor_exporter.capacity import model
 from flavor_exporter.publication import contract as pub
@@ -73,9 +72,7 @@ class PolicyTestCase(base.ApiTestCase):
         self.flags(auth_strategy='keystone')
         self.publish(flavors())
         # What keystonemiddleware passes on: the headers below.
-        self.api = webtest.TestApp(dispatch.Dispatcher(
-            app.make_published(self.conf, self.backend), {}, None,
-            policy.make_enforcer(self.conf)))
+        self.api = webtest.TestApp(app.make_pecan_app(self.conf, self.backend))
 
     def get(self, path, caller, status=200):
         headers = {'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
@@ -181,9 +178,7 @@ class TestReaders(PolicyTestCase):
             f.write('"capacity:flavor:hosts": "role:member"\n')
         self.flags(group='oslo_policy', policy_file=policy_file)
         # What keystonemiddleware passes on: the headers below.
-        self.api = webtest.TestApp(dispatch.Dispatcher(
-            app.make_published(self.conf, self.backend), {}, None,
-            policy.make_enforcer(self.conf)))
+        self.api = webtest.TestApp(app.make_pecan_app(self.conf, self.backend))
         self.assertIn('hosts', self.get('/v3/flavors/1',
                                         MEMBER).json['flavor'])
 
@@ -250,9 +245,7 @@ class TestUnreadableHosts(PolicyTestCase):
         with open(policy_file, 'w') as f:
             f.write('"capacity:status:get": "@"\n')
         self.flags(group='oslo_policy', policy_file=policy_file)
-        self.api = webtest.TestApp(dispatch.Dispatcher(
-            app.make_published(self.conf, self.backend), {}, None,
-            policy.make_enforcer(self.conf)))
+        self.api = webtest.TestApp(app.make_pecan_app(self.conf, self.backend))
         self.store.write_demand({pub.TURNED_AWAY_LOST: 0,
                                  pub.DEMAND_FLAVORS: {'f1': {
                                      pub.NAME: 'g', pub.TURNED_AWAY: 2,

@@ -13,20 +13,18 @@
 #    under the License.
 
 import datetime
-import json
 import threading
 import time
 from unittest import mock
 
 import fixtures
+import webtest
 
-from flavor_exporter.api import access
-from flavor_exporter.api import dispatch
+from flavor_exporter.api import app
+from flavor_exporter.api.controllers import flavors
 from flavor_exporter.api import errors
-from flavor_exporter.api import filters
 from flavor_exporter.api import generations
 from flavor_exporter.api import published
-from flavor_exporter.api.resources import flavors
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base as test_base
@@ -386,28 +384,28 @@ class TestAnswers(base.ApiTestCase):
             {'default': self.store.reader}, 'default', check_interval=1.0,
             stale_after=300, retry_after=5)
 
-    def request(self, params=None, query=None):
-        return dispatch.Request(self.data, {}, dict(params or {}),
-                                access.UNRESTRICTED, query)
+    def get(self, path, status=200):
+        """The answer of the Pecan app serving self.data."""
+        served = webtest.TestApp(app.make_pecan_app(self.conf,
+                                                    data=self.data))
+        return served.get(path, status=status)
 
     def test_filtered_list_made_once(self):
-        query = filters.ListQuery(None, None, 'gpu')
-        first = flavors.list_flavors(self.request(query=query))
+        first = self.get('/v3/flavors/?name=gpu')
         gets = self.backend.gets
-        again = flavors.list_flavors(self.request(query=query))
-        self.assertIs(first.representation, again.representation)
+        again = self.get('/v3/flavors/?name=gpu')
+        self.assertEqual(first.body, again.body)
+        self.assertEqual(first.headers['ETag'], again.headers['ETag'])
         self.assertEqual(gets, self.backend.gets)
 
     def test_stale_copy_differs_by_its_flag_only(self):
-        fresh = flavors.list_flavors(self.request(
-            query=filters.NO_FILTERS)).representation
+        fresh = self.get('/v3/flavors/')
         self.wall_clock_ahead(10_000)
-        stale = flavors.list_flavors(self.request(
-            query=filters.NO_FILTERS)).representation
-        self.assertEqual(dict(json.loads(fresh.body), stale=True),
-                         json.loads(stale.body))
-        self.assertNotEqual(fresh.etag, stale.etag)
-        self.assertEqual(fresh.last_modified, stale.last_modified)
+        stale = self.get('/v3/flavors/')
+        self.assertEqual(dict(fresh.json, stale=True), stale.json)
+        self.assertNotEqual(fresh.headers['ETag'], stale.headers['ETag'])
+        self.assertEqual(fresh.headers['Last-Modified'],
+                         stale.headers['Last-Modified'])
 
     def wall_clock_ahead(self, seconds):
         self.data = published.Published(
@@ -416,8 +414,8 @@ class TestAnswers(base.ApiTestCase):
             wall_clock=lambda: time.time() + seconds)
 
     def test_unknown_flavors(self):
-        self.assertRaises(errors.NotFound, flavors.show_flavor,
-                          self.request({'flavor': 'nope'}))
-        error = self.assertRaises(errors.NotFound, flavors.legacy_one,
-                                  self.request({'flavor_id': 'nope'}))
-        self.assertEqual(flavors.UNKNOWN_LEGACY_FLAVOR, str(error))
+        self.assertEqual('No flavor has the id or name "nope".',
+                         self.get('/v3/flavors/nope',
+                                  404).json['error']['message'])
+        self.assertEqual({'message': flavors.UNKNOWN_LEGACY_FLAVOR},
+                         self.get('/gpus/flavors/nope', 404).json)

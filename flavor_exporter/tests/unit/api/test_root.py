@@ -20,7 +20,7 @@ from unittest import mock
 import fixtures
 from oslo_middleware.healthcheck import opts as hc_opts
 
-from flavor_exporter.api import dispatch
+from flavor_exporter.api import hooks
 from flavor_exporter.api import published
 from flavor_exporter.capacity import model
 from flavor_exporter.publication import contract as pub
@@ -254,12 +254,12 @@ class TestErrors(base.ApiTestCase):
         self.publish()
         with mock.patch.object(published.Published, 'document',
                                side_effect=KeyError('secret')), \
-                mock.patch.object(dispatch.LOG, 'error') as log_error:
+                mock.patch.object(hooks.LOG, 'error') as log_error:
             response = self.app.get('/gpus/flavors', status=500)
         self.assertEqual(b'{"message":"Internal error; the API log has '
                          b'the details."}', response.body)
         log_error.assert_called_once()
-        with mock.patch('flavor_exporter.api.resources.metrics.exposition',
+        with mock.patch('flavor_exporter.api.controllers.metrics.exposition',
                         side_effect=ValueError('secret')):
             response = self.app.get('/metrics', status=500)
         self.assertJsonError(response, 500, 'Internal error')

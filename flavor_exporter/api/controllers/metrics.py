@@ -24,6 +24,7 @@ deployment of one cloud), added here: the worker's documents do not
 depend on what the deployment calls their cloud.
 """
 
+from flavor_exporter.api.controllers import base
 from flavor_exporter.api import errors
 from flavor_exporter.api import generations
 from flavor_exporter.api import responses
@@ -193,7 +194,10 @@ def _published_gauges(data, name, view):
                      lambda: labelled(held.body, name))
 
 
-def show_metrics(request):
+class MetricsController(base.Resource):
     """/metrics: every cloud's gauges, Prometheus text format."""
-    return responses.page(exposition(request.published),
-                          content_type=CONTENT_TYPE)
+
+    @base.expose('getMetrics')
+    def get_all(self):
+        return responses.page(exposition(base.request().published),
+                              content_type=CONTENT_TYPE)

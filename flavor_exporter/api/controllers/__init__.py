@@ -11,11 +11,11 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The API's resources, one module per route family.
+"""The API's controllers: Pecan's object dispatch, one module per family.
 
-Each route of the table (api/routes.py) names a function of these
-modules: it takes the dispatch.Request (the published data, the route's
-parameters, the caller, the parsed query) and returns what to serve, a
-published.Answer (a document, served with its validators) or a
-responses.Page (made per request), or raises an errors.ApiError.
+Pecan walks the tree from root.RootController along the path; each
+exposed method serves one route of the table (api/routes.py), which it
+names with base.expose(). The hooks (api/hooks.py) do what cuts across
+before and after it: who the caller is, the route's policy, its query,
+the request log, and JSON errors.
 """

@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""/, /v2/ and /v3/: OpenStack version documents.
+"""OpenStack version documents: what each root of the API serves.
 
 Absolute links, as OpenStack version documents have them: a client
 follows them as they are, and behind a TLS-terminating proxy
@@ -20,7 +20,6 @@ follows them as they are, and behind a TLS-terminating proxy
 
 import functools
 
-from flavor_exporter.api import responses
 from flavor_exporter import version
 
 
@@ -33,7 +32,7 @@ def version_string():
         return 'unknown'
 
 
-def _versions(base_url):
+def versions(base_url):
     """{id: version entry}: what each root of the API serves."""
     return {
         'v3': {'id': 'v3', 'status': 'CURRENT',
@@ -64,7 +63,7 @@ def version_document(base_url='', version_text=None):
                        'many instances of each flavor fit now, and in the '
                        'empty cloud.',
         'version': version_text or version_string(),
-        'versions': list(_versions(base_url).values()),
+        'versions': list(versions(base_url).values()),
         'links': [
             {'rel': 'describedby', 'href': base_url + '/openapi.json',
              'type': 'application/vnd.oai.openapi+json;version=3.0'},
@@ -73,20 +72,3 @@ def version_document(base_url='', version_text=None):
             {'rel': 'health', 'href': base_url + '/healthcheck'},
         ],
     }
-
-
-def show_versions(request):
-    """/: every root of the API, and where its description is."""
-    return responses.page(version_document(request.application_url))
-
-
-def show_v2(request):
-    """/v2/: the seed's API root."""
-    return responses.page(
-        {'version': _versions(request.application_url)['v2']})
-
-
-def show_v3(request):
-    """/v3/: the current API root."""
-    return responses.page(
-        {'version': _versions(request.application_url)['v3']})

@@ -17,6 +17,7 @@ Both answer while the cache is cold or unreachable too: that is when an
 operator wants to know why.
 """
 
+from flavor_exporter.api.controllers import base
 from flavor_exporter.api import responses
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.publication import contract as pub
@@ -26,36 +27,40 @@ def _age(view):
     return None if view.age is None else round(view.age, 3)
 
 
-def show_status(request):
+class StatusController(base.Resource):
     """/v3/status: the worker's last refresh, the generation served here.
 
     Host names (unreadable_hosts of the refresh) only for callers who
     may see hosts; others get how many.
     """
-    data = request.published
-    view = data.peek(request.cloud)
-    if view.generation is None:
-        current = None
-        problem = view.trouble or 'no data has been published yet'
-    else:
-        current = view.generation.pointer
-        problem = view.trouble
-    refresh = data.status(request.cloud)
-    if refresh and pub.UNREADABLE_HOSTS in refresh and \
-            not request.caller.may(policies.HOSTS):
-        refresh = {k: v for k, v in refresh.items()
-                   if k != pub.UNREADABLE_HOSTS}
-    return responses.page({
-        'current': current,
-        'age_seconds': _age(view),
-        'stale': view.stale,
-        'stale_after_seconds': data.stale_after,
-        'problem': problem,
-        'refresh': refresh,
-        'projects': data.project_status(request.cloud),
-        'demand': _demand(data.demand(request.cloud),
-                          request.caller.may(policies.HOSTS)),
-    })
+
+    @base.expose('getStatus')
+    def get_all(self):
+        request = base.request()
+        data = request.published
+        view = data.peek(request.cloud)
+        if view.generation is None:
+            current = None
+            problem = view.trouble or 'no data has been published yet'
+        else:
+            current = view.generation.pointer
+            problem = view.trouble
+        refresh = data.status(request.cloud)
+        if refresh and pub.UNREADABLE_HOSTS in refresh and \
+                not request.caller.may(policies.HOSTS):
+            refresh = {k: v for k, v in refresh.items()
+                       if k != pub.UNREADABLE_HOSTS}
+        return responses.page({
+            'current': current,
+            'age_seconds': _age(view),
+            'stale': view.stale,
+            'stale_after_seconds': data.stale_after,
+            'problem': problem,
+            'refresh': refresh,
+            'projects': data.project_status(request.cloud),
+            'demand': _demand(data.demand(request.cloud),
+                              request.caller.may(policies.HOSTS)),
+        })
 
 
 def _demand(demand, with_projects):
@@ -78,7 +83,7 @@ def _demand(demand, with_projects):
             pub.TURNED_AWAY_LOST: demand.get(pub.TURNED_AWAY_LOST, 0)}
 
 
-def list_clouds(request):
+def clouds_page(request):
     """/v3/clouds/: each cloud served, whether default, freshness, links."""
     data = request.published
     listed = []

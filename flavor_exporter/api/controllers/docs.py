@@ -26,6 +26,7 @@ import threading
 
 import swagger_ui_bundle
 
+from flavor_exporter.api.controllers import base
 from flavor_exporter.api import errors
 from flavor_exporter.api import responses
 
@@ -129,22 +130,39 @@ _OPENAPI = OpenApiDocument()
 _FILES = _Files()
 
 
-def show_openapi(request):
+class OpenApiController(base.Resource):
     """/openapi.json: the API's description, served from its URL."""
-    return responses.page(_OPENAPI.served_at(request.application_url))
+
+    @base.expose('getOpenAPI')
+    def get_all(self):
+        return responses.page(_OPENAPI.served_at(
+            base.request().application_url))
 
 
-def redirect_to_docs(request):
-    """/docs: to /docs/, which relative links in the page need."""
-    return responses.page(b'', content_type=None, status=301, headers=[
-        ('Location', request.application_url + '/docs/')])
-
-
-def show_docs(request):
+class DocsController(base.Resource):
     """/docs/ and its assets: Swagger UI, offline."""
-    found = _FILES.get(request.params.get('asset', ''))
+
+    @base.expose('getDocs')
+    def get_all(self):
+        request = base.request()
+        if not request.path_info.endswith('/'):
+            # /docs: to /docs/, which relative links in the page need.
+            return responses.page(b'', content_type=None, status=301,
+                                  headers=[('Location',
+                                            request.application_url +
+                                            '/docs/')])
+        return _file('')
+
+    @base.expose('getDocsAsset')
+    def get_one(self, asset):
+        return _file(asset)
+
+
+def _file(name):
+    found = _FILES.get(name)
     if found is None:
-        raise errors.NotFound('No such resource: %s' % request.path)
+        raise errors.NotFound('No such resource: %s'
+                              % base.request().path_info)
     content, kind = found
     return responses.page(content, content_type=kind, headers=[
         ('Cache-Control', 'max-age=3600')])

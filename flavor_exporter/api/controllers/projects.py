@@ -30,9 +30,9 @@ questions about projects never holds the threads other routes need.
 """
 
 import math
-import re
 import time
 
+from flavor_exporter.api.controllers import base
 from flavor_exporter.api import errors
 from flavor_exporter.api import generations
 from flavor_exporter.api import published
@@ -43,10 +43,6 @@ from flavor_exporter.publication import projects as project_docs
 from flavor_exporter.publication import reader as reader_mod
 
 POLL_SECONDS = 0.2
-# Keystone ids are 32 hex digits; other identity backends use up to 64
-# characters of these. Anything else cannot be a project and must not
-# reach a cache key.
-_PROJECT_ID = re.compile(r'[A-Za-z0-9_-]{1,64}')
 
 
 class NotReady(errors.ServiceUnavailable):
@@ -56,10 +52,6 @@ class NotReady(errors.ServiceUnavailable):
         super().__init__(
             'The numbers of project %s are being computed; retry in %d '
             'seconds.' % (project_id, retry_after), retry_after)
-
-
-def valid_project_id(project_id):
-    return _PROJECT_ID.fullmatch(project_id) is not None
 
 
 def _seconds_until(moment, now):
@@ -142,11 +134,10 @@ class ProjectDocuments:
                 'retry in a minute.' % self._conf.new_per_client, 60)
 
 
-def _project(request):
-    """(Representation, View) of the project the route names."""
+def _project(request, project_id):
+    """(Representation, View) of project_id's document."""
     data = request.published
-    project_id = request.params['project_id']
-    if not valid_project_id(project_id):
+    if not project_docs.valid_project_id(project_id):
         raise errors.BadRequest('"%s" is not a project id.'
                                 % project_id[:80])
     state, view = data.answering(request.cloud)
@@ -157,12 +148,12 @@ def _project(request):
                                required=True)
     try:
         part, entry, old = state.projects.get(
-            project_id, request.client,
+            project_id, base.client(),
             generation.documents[pub.FOOTPRINTS].identity)
     except reader_mod.CacheError as exc:
         raise errors.Unavailable('%s: %s' % (generations.UNREACHABLE, exc),
                                  data.retry_after) from exc
-    base = published.Representation(
+    held = published.Representation(
         part, entry.etag, published.http_date(entry.changed_at))
     patterns = data.value(state, generation, pub.PROJECT_PATTERNS)
     pattern = project_docs.pattern_of(patterns, project_id)
@@ -180,7 +171,7 @@ def _project(request):
             generation.pointer, data.decoded(listed),
             data.decoded(footprints), patterns,
             data.decoded(capacity) if capacity is not None else None,
-            data.decoded(base),
+            data.decoded(held),
             project_docs.visible_to(data.decoded(access), project_id),
             stale))
     # What the document is made of; the part is the base.
@@ -188,38 +179,51 @@ def _project(request):
                generation.documents[pub.PROJECT_PATTERNS].etag,
                capacity.etag if capacity is not None else None,
                generation.pointer.get(pub.UNREADABLE_COUNT), stale)
-    return data.variant(base, variant, make), view._replace(stale=stale)
+    return data.variant(held, variant, make), view._replace(stale=stale)
 
 
-def list_project_flavors(request):
-    """/v3/projects/{project_id}/flavors/: the project's document.
+class ProjectFlavorsController(base.Resource):
+    """/v3/projects/{project_id}/flavors/: what one project can start."""
 
-    Raises NotReady while the worker has not answered yet.
-    """
-    return published.Answer(*_project(request))
+    @base.expose('listProjectFlavors')
+    def get_all(self, project_id):
+        """The project's document; NotReady while the worker computes it."""
+        return base.answer(*_project(base.request(), project_id))
+
+    @base.expose('getProjectFlavor')
+    def get_one(self, project_id, flavor):
+        """One flavor of the project's, by id or name."""
+        request = base.request()
+        data = request.published
+        held, view = _project(request, project_id)
+        document = data.decoded(held)
+        found = None
+        for entry in document[pub.FLAVORS]:
+            if entry[pub.ID] == flavor:
+                found = entry
+                break
+            if found is None and entry[pub.NAME] == flavor:
+                found = entry
+        if found is None:
+            raise errors.NotFound('Project %s may use no flavor with the id '
+                                  'or name "%s".' % (project_id, flavor))
+
+        def make():
+            one = {k: v for k, v in document.items() if k != pub.FLAVORS}
+            one[pub.FLAVOR] = found
+            return pub.encode(one)
+        return base.answer(data.variant(held, ('flavor', found[pub.ID]),
+                                        make), view)
 
 
-def show_project_flavor(request):
-    """/v3/projects/{project_id}/flavors/{flavor}: one of its flavors."""
-    data = request.published
-    key = request.params['flavor']
-    base, view = _project(request)
-    document = data.decoded(base)
-    found = None
-    for entry in document[pub.FLAVORS]:
-        if entry[pub.ID] == key:
-            found = entry
-            break
-        if found is None and entry[pub.NAME] == key:
-            found = entry
-    if found is None:
-        raise errors.NotFound('Project %s may use no flavor with the id or '
-                              'name "%s".' % (request.params['project_id'],
-                                              key))
+class ProjectsController(base.Resource):
+    """/v3/projects/: only each project's flavors are served."""
 
-    def make():
-        one = {k: v for k, v in document.items() if k != pub.FLAVORS}
-        one[pub.FLAVOR] = found
-        return pub.encode(one)
-    return published.Answer(data.variant(base, ('flavor', found[pub.ID]),
-                                         make), view)
+    flavors = ProjectFlavorsController()
+
+    @base.expose(None)
+    def get_one(self, project_id):
+        # Pecan finds the nested flavors through get_one's arguments;
+        # the project itself is no resource (and no route).
+        raise errors.NotFound('No such resource: %s'
+                              % base.request().path_info)

@@ -33,19 +33,19 @@ import dataclasses
 import json
 import time
 
+from flavor_exporter.api.controllers import base
 from flavor_exporter.api import errors
 from flavor_exporter.api import generations
-from flavor_exporter.api.resources import projects
+from flavor_exporter.api.middleware import request_body
 from flavor_exporter.api import responses
 from flavor_exporter.api import waiting
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.publication import checks as check_docs
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import mailboxes
+from flavor_exporter.publication import projects as project_docs
 from flavor_exporter.publication import reader as reader_mod
 
-#: The largest body read: 50 servers take a few KiB.
-MAX_BODY = 65536
 POLL_SECONDS = 0.05
 
 
@@ -107,56 +107,61 @@ class CheckAnswers:
                                 self._conf.retry_after)
 
 
-def _body(environ):
-    """The decoded JSON body of the request; BadRequest and the like."""
-    kind = environ.get('CONTENT_TYPE', '').split(';')[0].strip().lower()
+def _body(request):
+    """The decoded JSON body of the request; BadRequest and the like.
+
+    The body was read before the request reached Pecan, whole and within
+    its limit (middleware/request_body.py), or refused there.
+    """
+    kind = request.environ.get('CONTENT_TYPE', '')
+    kind = kind.split(';')[0].strip().lower()
     if kind and kind != 'application/json':
         raise errors.UnsupportedMediaType(
             'Send the check as application/json, not %s.' % kind[:80])
+    refused = request_body.refusal(request.environ)
+    if refused is not None:
+        raise refused
     try:
-        length = int(environ.get('CONTENT_LENGTH') or 0)
+        return json.loads(request.body)
     except ValueError:
-        raise errors.BadRequest('Content-Length is not a number.') from None
-    if length > MAX_BODY:
-        raise errors.PayloadTooLarge('A check body is at most %d bytes.'
-                                     % MAX_BODY)
-    raw = environ['wsgi.input'].read(length) if length else b''
-    try:
-        return json.loads(raw)
-    except ValueError:
-        raise errors.BadRequest(
-            'The body is not JSON: send {"servers": [{"flavor": id or '
-            'name, "count": N}, ...]}.') from None
+        raise errors.BadRequest(check_docs.NOT_JSON) from None
 
 
-def create_check(request):
-    """POST /v3/checks: whether a set of servers starts, and where."""
-    data = request.published
-    state, view = data.answering(request.cloud)
-    if state.checks is None:
-        raise errors.NotFound('This API answers no checks ([checks] '
-                              'enabled is false).')
-    body = _body(request.environ)
-    try:
-        wanted = check_docs.parse(body, state.checks.max_servers,
-                                  projects.valid_project_id)
-    except check_docs.InvalidCheck as exc:
-        raise errors.BadRequest('%s.' % exc) from None
-    caller = request.caller
-    if wanted.project_id is None and caller.project_id:
-        wanted = dataclasses.replace(wanted, project_id=caller.project_id)
-    caller.require(policies.CHECK_CREATE,
-                   {'project_id': wanted.project_id})
-    if view.generation is None:
-        raise errors.NoData(data.retry_after)
-    try:
-        answer = state.checks.get(
-            wanted, check_docs.canonical(wanted), request.client,
-            view.generation.pointer[pub.TIMESTAMP])
-    except reader_mod.CacheError as exc:
-        raise errors.Unavailable('%s: %s' % (generations.UNREACHABLE, exc),
-                                 data.retry_after) from exc
-    document = {check_docs.CHECK: answer}
-    if not caller.may(policies.HOSTS):
-        document = check_docs.without_hosts(document)
-    return responses.page(document, headers=[('Cache-Control', 'no-store')])
+class ChecksController(base.Resource):
+    """/v3/checks: whether a set of servers starts, and where."""
+
+    @base.expose('createCheck')
+    def post(self):
+        request = base.request()
+        data = request.published
+        state, view = data.answering(request.cloud)
+        if state.checks is None:
+            raise errors.NotFound('This API answers no checks ([checks] '
+                                  'enabled is false).')
+        body = _body(request)
+        try:
+            wanted = check_docs.parse(body, state.checks.max_servers,
+                                      project_docs.valid_project_id)
+        except check_docs.InvalidCheck as exc:
+            raise errors.BadRequest('%s.' % exc) from None
+        caller = request.caller
+        if wanted.project_id is None and caller.project_id:
+            wanted = dataclasses.replace(wanted,
+                                         project_id=caller.project_id)
+        caller.require(policies.CHECK_CREATE,
+                       {'project_id': wanted.project_id})
+        if view.generation is None:
+            raise errors.NoData(data.retry_after)
+        try:
+            answer = state.checks.get(
+                wanted, check_docs.canonical(wanted), base.client(),
+                view.generation.pointer[pub.TIMESTAMP])
+        except reader_mod.CacheError as exc:
+            raise errors.Unavailable('%s: %s' % (generations.UNREACHABLE,
+                                                 exc),
+                                     data.retry_after) from exc
+        document = {check_docs.CHECK: answer}
+        if not caller.may(policies.HOSTS):
+            document = check_docs.without_hosts(document)
+        return responses.page(document,
+                              headers=[('Cache-Control', 'no-store')])
