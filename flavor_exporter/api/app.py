@@ -19,6 +19,7 @@ keystonemiddleware's layers, as ironic's. Requests pass, outermost first:
 1. request_id: the request's id, on its answer and its log lines, so
    outermost: every answer below carries it, refusals and CORS
    preflights included;
+   (unrouted_log: the request line of the answers given before Pecan)
 2. http_proxy_to_wsgi, with ``[oslo_middleware]
    enable_proxy_headers_parsing``: the scheme, host and prefix a
    TLS-terminating proxy forwarded, before anything makes a URL;
@@ -53,6 +54,7 @@ from flavor_exporter.api.middleware import proxy_headers
 from flavor_exporter.api.middleware import request_body
 from flavor_exporter.api.middleware import request_id
 from flavor_exporter.api.middleware import request_limits
+from flavor_exporter.api.middleware import unrouted_log
 from flavor_exporter.api import pecan_argspec
 from flavor_exporter.api import policy
 from flavor_exporter.api import published
@@ -128,4 +130,5 @@ def setup_app(conf=None, backend=None):
         app = cors.CORS(app, conf)
     if conf.oslo_middleware.enable_proxy_headers_parsing:
         app = proxy_headers.HTTPProxyToWSGI(app, conf)
+    app = unrouted_log.UnroutedLog(app, conf.api.log_requests)
     return request_id.RequestId(app, conf)

@@ -53,8 +53,8 @@ _PARSERS = {routes.FILTERS: (filters.ListQuery, filters.NO_FILTERS),
             routes.GPU_FILTERS: (filters.GpuQuery, filters.NO_GPU_FILTERS)}
 _MOVED = ('The service\'s own API moved from /v2/ to /v3/ (%s); /v2/ serves '
           'only the seed\'s list, /v2/flavors/.')
-# Where RequestLogHook keeps when the request came.
-_STARTED = 'flavor_exporter.started'
+#: Where RequestLogHook keeps when the request came (and that it did).
+STARTED = 'flavor_exporter.started'
 
 
 class RequestLogHook(pecan.hooks.PecanHook):
@@ -66,14 +66,14 @@ class RequestLogHook(pecan.hooks.PecanHook):
         self._log = request_log.RequestLog(every_request)
 
     def on_route(self, state):
-        state.request.environ[_STARTED] = time.monotonic()
+        state.request.environ[STARTED] = time.monotonic()
 
     def after(self, state):
         environ = state.request.environ
         answer = state.response
         self._log.answered(environ, answer.status,
                            answer.headers.get('Content-Length', '-'),
-                           time.monotonic() - environ[_STARTED])
+                           time.monotonic() - environ[STARTED])
 
 
 class RoutingHook(pecan.hooks.PecanHook):

@@ -94,8 +94,10 @@ class TestKeystoneStrategy(base.ApiTestCase):
 
 class TestWiring(base.ApiTestCase):
 
-    def test_noauth_is_none(self):
-        self.assertIsNone(auth.authenticated(object(), self.conf))
+    def test_noauth_is_the_application_itself(self):
+        application = object()
+        self.assertIs(application,
+                      auth.authenticating(application, self.conf))
 
     def test_keystone(self):
         self.flags(auth_strategy='keystone')

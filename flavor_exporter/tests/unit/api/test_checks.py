@@ -153,7 +153,7 @@ class TestChecks(base.ApiTestCase):
         """The API behind the default policy, any token accepted."""
         self.flags(auth_strategy='keystone')
         self._app = None
-        with mock.patch.object(auth, 'authenticated', lambda *_: None):
+        with mock.patch.object(auth, 'authenticated', lambda app, _: app):
             return self.app
 
     def test_policy_a_member_checks_its_own_project(self):
