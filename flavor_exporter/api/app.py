@@ -41,6 +41,7 @@ serves (after a fork), as uWSGI's lazy-apps and ApiService.start() do.
 """
 
 import pecan
+import webob
 
 from flavor_exporter.api import auth
 from flavor_exporter.api import cold_start
@@ -114,7 +115,11 @@ def make_pecan_app(conf, backend=None, data=None):
         hooks=hooks.make(conf, data, enforcer),
         # /openapi.json is a route, not /openapi in JSON; the paths
         # with and without a final '/' are the same route.
-        guess_content_type_from_ext=False, force_canonical=False)
+        guess_content_type_from_ext=False, force_canonical=False,
+        # WebOb's own: Pecan's wraps every attribute read in a try, for a
+        # decoding error the hooks answer (400) and the layers before
+        # Pecan refuse (middleware/request_limits.py, request_body.py).
+        request_cls=webob.Request)
 
 
 def setup_app(conf=None, backend=None):

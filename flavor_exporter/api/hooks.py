@@ -106,11 +106,10 @@ class ContextHook(pecan.hooks.PecanHook):
 
     def on_route(self, state):
         request = state.request
-        request.published = self._data
-        request.caller = (access.Access(self._enforcer, request.environ)
-                          if self._enforcer else access.UNRESTRICTED)
-        request.cloud = None
-        request.query = None
+        caller = (access.Access(self._enforcer, request.environ)
+                  if self._enforcer else access.UNRESTRICTED)
+        setattr(request, base.SERVED,
+                base.Served(request, self._data, caller))
 
 
 class PolicyHook(pecan.hooks.PecanHook):
@@ -126,7 +125,8 @@ class PolicyHook(pecan.hooks.PecanHook):
         if '{project_id}' in route.path:
             # The first argument of the project resources' methods.
             target = {'project_id': state.arguments.args[0]}
-        state.request.caller.require(route.policy, target)
+        getattr(state.request, base.SERVED).caller.require(route.policy,
+                                                           target)
 
 
 class QueryHook(pecan.hooks.PecanHook):
@@ -143,7 +143,8 @@ class QueryHook(pecan.hooks.PecanHook):
         parser = _PARSERS.get(route.query)
         if parser is not None:
             kind, none = parser
-            request.query = kind.from_params(request.GET) if query else none
+            getattr(request, base.SERVED).query = (
+                kind.from_params(request.GET) if query else none)
         elif route.query == routes.NONE and query:
             filters.refuse_any(request.GET)
 
@@ -164,6 +165,10 @@ class JsonErrorHook(pecan.hooks.PecanHook):
             return errors.response(path, exc.code, str(exc), exc.headers)
         if isinstance(exc, webob.exc.HTTPException):
             return errors.response(path, exc.code, exc.title)
+        if isinstance(exc, UnicodeDecodeError):
+            # What WebOb could not decode (a form body, say): the request's
+            # fault, as Pecan's own request class would answer it.
+            return errors.response(path, 400, 'The request is not UTF-8.')
         LOG.error('Unexpected error answering %s %s: %s',
                   request_log.loggable(request.method),
                   request_log.loggable(request.environ.get('PATH_INFO', '')),

@@ -29,4 +29,4 @@ class HealthController(base.Resource):
 
     @base.expose('getHealth')
     def get_all(self):
-        return base.request().get_response(self._app)
+        return base.request().webob.get_response(self._app)

@@ -26,19 +26,24 @@ from flavor_exporter.api.controllers import versions
 from flavor_exporter.api import responses
 
 
-class V2Controller(base.Resource):
+class V2Controller(object):
     """/v2/: the seed's API root, and its list."""
 
     flavors = flavors.SeedFlavorsController()
 
     @base.expose('getVersionV2')
-    def get_all(self):
+    def index(self):
         return responses.page({'version': versions.versions(
             base.request().application_url)['v2']})
 
 
-class RootController(base.Resource):
-    """/: every root of the API, and where its description is."""
+class RootController(object):
+    """/: every root of the API, and where its description is.
+
+    The roots are plain objects, the resources REST controllers: Pecan
+    walks a plain object's attributes, a REST controller's methods and
+    children too, and a request crosses the roots on its way.
+    """
 
     v2 = V2Controller()
     v3 = v3.V3Controller()
@@ -51,7 +56,7 @@ class RootController(base.Resource):
         self.healthcheck = health.HealthController(healthcheck)
 
     @base.expose('getVersion')
-    def get_all(self):
+    def index(self):
         return responses.page(versions.version_document(
             base.request().application_url))
 

@@ -30,7 +30,7 @@ from flavor_exporter.api.controllers import versions
 from flavor_exporter.api import responses
 
 
-class CloudController(base.Resource):
+class CloudController(object):
     """The resources of one cloud's data."""
 
     flavors = flavors.FlavorsController()
@@ -62,6 +62,6 @@ class V3Controller(CloudController):
     clouds = CloudsController()
 
     @base.expose('getVersionV3')
-    def get_all(self):
+    def index(self):
         return responses.page({'version': versions.versions(
             base.request().application_url)['v3']})
