@@ -17,7 +17,15 @@ Importing this package selects oslo.service's threading backend before any
 service module is imported; otherwise oslo.service locks in eventlet.
 """
 
+import os
 import warnings
+
+# futurist imports eventlet when it is installed (oslo.service installs
+# it), and eventlet imports dnspython for its green DNS, whose DSA
+# algorithms print eight lines of CryptographyDeprecationWarning with
+# cryptography 51. Nothing here runs eventlet, let alone its resolver:
+# its own switch leaves dnspython unimported.
+os.environ.setdefault('EVENTLET_NO_GREENDNS', 'yes')
 
 from oslo_service import backend
 

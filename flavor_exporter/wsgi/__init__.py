@@ -16,7 +16,15 @@
 The application itself is flavor_exporter.api; this package runs it.
 """
 
+import os
 import warnings
+
+# futurist imports eventlet when it is installed (oslo.service installs
+# it), and eventlet imports dnspython for its green DNS, whose DSA
+# algorithms print eight lines of CryptographyDeprecationWarning with
+# cryptography 51. Nothing here runs eventlet, let alone its resolver:
+# its own switch leaves dnspython unimported.
+os.environ.setdefault('EVENTLET_NO_GREENDNS', 'yes')
 
 # As in flavor_exporter.cmd: the server imports oslo.service, which imports
 # eventlet through futurist, whose deprecation warning would fill the
