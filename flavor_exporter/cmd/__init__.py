@@ -27,7 +27,7 @@ import warnings
 # its own switch leaves dnspython unimported.
 os.environ.setdefault('EVENTLET_NO_GREENDNS', 'yes')
 
-from oslo_service import backend
+from oslo_service import backend  # noqa: E402 (the switch first)
 
 # oslo.service still installs eventlet, and futurist imports it when it
 # is there, which prints eight lines of deprecation warning on every
