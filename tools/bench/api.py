@@ -513,6 +513,7 @@ class Bench:
                 'document_bytes': self.sizes[path],
                 'servers': servers,
                 'ratios': ratios(servers),
+                'cpu_ratios': cpu_ratios(servers),
                 'ratio_to_bare': {
                     name: {c: _ratio(servers, name, YARDSTICK, c)
                            for c in by_c}
@@ -574,6 +575,23 @@ def ratios(servers):
         for other, _ in RATIOS if other in servers and SUBJECT in servers}
 
 
+def cpu_ratios(servers):
+    """{'api/<other>': {c: other's server CPU per request / api's}}.
+
+    Requests per CPU second relative to the other: what the req/s ratio
+    would be where the servers have the CPUs to themselves, and a figure
+    that load from elsewhere on the machine moves much less.
+    """
+    def ratio(other, c):
+        ours = servers[SUBJECT][c].get('server_cpu_us_per_request')
+        theirs = servers[other].get(c, {}).get('server_cpu_us_per_request')
+        return round(theirs / ours, 2) if ours and theirs else None
+
+    return {'%s/%s' % (SUBJECT, other): {
+        c: ratio(other, c) for c in servers[SUBJECT]}
+        for other, _ in RATIOS if other in servers and SUBJECT in servers}
+
+
 def targets_met(servers):
     met = {}
     if SUBJECT in servers and FRAMEWORK in servers:
@@ -624,6 +642,11 @@ def table(report):
             lines.append('%-22s %s   %s' % (name, ' '.join(
                 '%6s' % by_c.get(c) for c in concurrency),
                 '>= %s' % wanted if wanted else ''))
+        lines.append('%-22s %s' % ('req per CPU s ratio', ' '.join(
+            '%6s' % ('c=' + c) for c in concurrency)))
+        for name, by_c in figures['cpu_ratios'].items():
+            lines.append('%-22s %s' % (name, ' '.join(
+                '%6s' % by_c.get(c) for c in concurrency)))
         at_64 = servers.get(SUBJECT, {}).get('64')
         if at_64:
             lines.append('%s p99 at 64 connections: %.2f ms (target < %s '
