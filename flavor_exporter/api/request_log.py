@@ -57,6 +57,9 @@ LOG = log.getLogger(__name__)
 
 _MESSAGE = '%s "%s %s" status: %s len: %s time: %.6f'
 _UNSAFE = re.compile(r'[^\x21-\x7e]|["\\]')
+# Methods loggable() leaves as they are: not worth a regex per line.
+_METHODS = frozenset(('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE',
+                      'OPTIONS'))
 _LONGEST = 4096
 
 # The handlers whose emit() _write() repeats, and whether it first reopens
@@ -91,9 +94,8 @@ _ADDED = {'project', 'version', 'instance', 'error_summary', 'color',
           'global_request_id'}
 _BLANKS = ('color', 'user_identity', 'resource', 'user_name',
            'project_name', 'global_request_id')
-# A format's fields: (name, conversion).
-_FIELDS = re.compile(
-    r'%\((\w+)\)[#0 +-]*\d*(?:\.\d*)?[hlL]?([a-zA-Z%])')
+# A format's named fields (name, conversion spec), and its '%%'.
+_FIELDS = re.compile(r'%\((\w+)\)([#0 +-]*\d*(?:\.\d*)?[hlL]?[a-zA-Z%])|%%')
 
 if sys.version_info >= (3, 13):
     def _clock():
@@ -112,9 +114,12 @@ def loggable(text):
 
     text: an environ string (PEP 3333: the request's bytes as latin-1).
     """
-    return _UNSAFE.sub(lambda found: ''.join(
-        '%%%02X' % byte for byte in found.group().encode(
-            'latin-1', 'backslashreplace')), text[:_LONGEST])
+    return _UNSAFE.sub(_escaped, text[:_LONGEST])
+
+
+def _escaped(found):
+    return ''.join('%%%02X' % byte for byte in found.group().encode(
+        'latin-1', 'backslashreplace'))
 
 
 def uri(environ):
@@ -136,10 +141,10 @@ class RequestLog:
         # What oslo.log's adapter puts in each record of LOG.info() (project,
         # version, extra_keys): JSONFormatter, for one, reads it.
         self._extra = LOG.process(_MESSAGE, {})[1]['extra']
-        # ContextFormatter -> its _Lines, made again each second: a changed
-        # option or formatter is followed as LOG.info follows it.
+        # ContextFormatter -> its _Lines of the second (and process) in
+        # _when: a changed option or formatter is followed within a second.
         self._lines = {}
-        self._second = None
+        self._when = None
 
     def answered(self, environ, status, length, seconds):
         """Log an answer (status: '200 OK'; length: Content-Length or '-')."""
@@ -150,12 +155,13 @@ class RequestLog:
         """Log the answer's line, whatever its status."""
         if not self._logger.isEnabledFor(logging.INFO):
             return
+        method = environ.get('REQUEST_METHOD', '-')
         args = (environ.get('REMOTE_ADDR', '-'),
-                loggable(environ.get('REQUEST_METHOD', '-')), uri(environ),
-                status.split(None, 1)[0], length, seconds)
+                method if method in _METHODS else loggable(method),
+                uri(environ), status.split(None, 1)[0], length, seconds)
         created, msecs = _clock()
         handlers = self._handlers(created)
-        if handlers:
+        if handlers is not None:
             message = _MESSAGE % args
             context = context_utils.get_current()
             try:
@@ -178,37 +184,24 @@ class RequestLog:
             caller.f_lineno, _MESSAGE, args, None, caller.f_code.co_name,
             self._extra)
 
-    def _write(self, handler, text, args):
-        """What handler.handle() does with the record, formatted as text."""
-        handler.acquire()
-        try:
-            if _STREAMS[type(handler)]:
-                handler.reopenIfNeeded()
-            handler.stream.write(text + handler.terminator)
-            handler.flush()
-        except RecursionError:
-            raise
-        except Exception:
-            handler.handleError(self._record(args))
-        finally:
-            handler.release()
-
     def _handlers(self, created):
         """[(handler, _Lines)] the line goes to, or None.
 
         Found as Logger.callHandlers() finds them; None if a handler or a
-        filter is to see the record.
+        filter is to see the record, or there is no handler at all.
         """
         logger = self._logger
         if logger.disabled or logger.filters:
             return None
-        second = int(created)
-        if second != self._second:
-            self._lines, self._second = {}, second
+        when = (int(created), _PROCESS.id, logging.logProcesses)
+        if when != self._when:
+            self._lines, self._when = {}, when
         found = []
+        every = 0
         current = logger
         while current:
             for handler in current.handlers:
+                every += 1
                 if logging.INFO < handler.level:
                     continue
                 formatter = handler.formatter
@@ -218,10 +211,28 @@ class RequestLog:
                     return None
                 lines = self._lines.get(formatter)
                 if lines is None:
-                    lines = self._lines[formatter] = _Lines(formatter, logger)
+                    try:
+                        lines = _Lines(formatter, logger.name, created)
+                    except Exception:
+                        return None  # the formatter says what is wrong
+                    self._lines[formatter] = lines
                 found.append((handler, lines))
             current = current.parent if current.propagate else None
-        return found
+        return found if every else None  # None: logging's last resort
+
+    def _write(self, handler, text, args):
+        """What handler.handle() does with the record, formatted as text."""
+        with handler.lock:
+            try:
+                if _STREAMS[type(handler)]:
+                    handler.reopenIfNeeded()
+                stream = handler.stream
+                stream.write(text + handler.terminator)
+                stream.flush()  # StreamHandler.flush(), under the same lock
+            except RecursionError:
+                raise
+            except Exception:
+                handler.handleError(self._record(args))
 
 
 class _Format:
@@ -229,21 +240,29 @@ class _Format:
 
     def __init__(self, fmt, per_second):
         self.text = fmt
-        fields = _FIELDS.findall(fmt)
+        fields = [found for found in _FIELDS.findall(fmt) if found[0]]
         self.names = {name for name, _ in fields}
-        self.asctime = 'asctime' in self.names
         self.instance = 'instance' in self.names
-        self.process = 'process' in self.names
         # Made here: the values of _RECORD, _ADDED and _CONTEXT; msecs as
         # an integer (LogRecord's is a fraction in Python 3.10); asctime
-        # when it is the strftime() of the second.
+        # when it is the strftime() of the second; no '%' but the fields'.
         self.ours = (
             self.names <= _RECORD | _ADDED | _CONTEXT.keys()
-            and all(kind in 'diu' for name, kind in fields
+            and all(spec[-1] in 'diu' for name, spec in fields
                     if name == 'msecs')
-            and (per_second or not self.asctime))
+            and (per_second or 'asctime' not in self.names)
+            and '%' not in _FIELDS.sub('', fmt))
         # ContextFormatter: '-' when the format names it, '' at INFO.
         self.error_summary = '-' if '%(error_summary)s' in fmt else ''
+
+    def written(self, values, per_line):
+        """The format with values written in, but for the names per_line."""
+        def field(found):
+            name, spec = found.groups()
+            if name not in values or name in per_line:
+                return found.group()
+            return (('%' + spec) % (values[name],)).replace('%', '%%')
+        return _FIELDS.sub(field, self.text)
 
 
 class _Dashes(dict):
@@ -254,17 +273,18 @@ class _Dashes(dict):
 
 
 class _Lines:
-    """ContextFormatter.format() of this module's records, for a formatter.
+    """ContextFormatter.format() of this module's lines, for one second.
 
     The values it gives its format string, in its order, made without a
-    record: the line is at INFO, of this module's logger, no exception.
-    Made again each second (RequestLog._handlers): what it keeps (the
-    options, the asctime text, user_identity texts) is a second's.
+    record (the line is at INFO, of this module's logger, no exception).
+    Those the same all second long (the options, the time to the second,
+    the process, the logger's name) are written into the format strings
+    once, and a user_identity text made once per caller: what is left per
+    line is the time's milliseconds, the message and the request's values.
     """
 
-    def __init__(self, formatter, logger):
+    def __init__(self, formatter, name, created):
         conf = formatter.conf
-        self._formatter = formatter
         # Formatter.formatTime() with a datefmt is strftime() of the second.
         per_second = bool(formatter.datefmt) and (
             formatter.converter in (time.localtime, time.gmtime))
@@ -275,67 +295,89 @@ class _Lines:
         self._identity = conf.logging_user_identity_format
         self._instance = conf.instance_format
         self._instance_uuid = conf.instance_uuid_format
-        # The record's values and the formatter's; then the blanks, which
-        # stay '' unless the context gives a value.
-        self._first = {'name': logger.name, 'levelno': logging.INFO,
-                       'levelname': logging.getLevelName(logging.INFO),
-                       'project': formatter.project,
-                       'version': formatter.version, 'instance': '',
-                       **dict.fromkeys(_BLANKS, '')}
-        # The context's values read: those user_identity names (first: they
-        # key its texts), those the formats name, and both ids (request_id
-        # chooses the format). get_logging_values()' other two keys are no
-        # plain attributes.
-        identity = {name for name, _ in _FIELDS.findall(self._identity)}
-        self._readable = not identity & {'auth_token', 'user_identity'}
-        first = sorted(identity & _CONTEXT.keys())
-        self._wanted = tuple(first) + tuple(sorted(
+        # The record's values, the formatter's, the blanks (each stays ''
+        # unless the context gives a value), the time: in that order.
+        self._first = {
+            'name': name, 'levelno': logging.INFO,
+            'levelname': logging.getLevelName(logging.INFO),
+            'process': _PROCESS.id if logging.logProcesses else None,
+            'project': formatter.project, 'version': formatter.version,
+            'instance': '', **dict.fromkeys(_BLANKS, '')}
+        if per_second:
+            self._first['asctime'] = formatter.formatTime(
+                types.SimpleNamespace(created=created), formatter.datefmt)
+        # The context's values read per line: those the formats name, and
+        # the ids (request_id chooses the format); and those user_identity
+        # names, which key its texts. get_logging_values()' other two keys
+        # are no plain attributes.
+        self._wanted = tuple(sorted(
             (self._with_context.names | self._without.names
-             | {'request_id', 'global_request_id'})
-            & _CONTEXT.keys() - identity))
+             | {'request_id', 'global_request_id'}) & _CONTEXT.keys()))
         self._read = operator.attrgetter(
             *(_CONTEXT[key] for key in self._wanted))
-        self._identity_values = len(first)
-        # user_identity texts by the values they are made of: the same few
-        # callers again and again.
+        identity = {name for name, _ in _FIELDS.findall(self._identity)}
+        self._readable = not identity & {'auth_token', 'user_identity'}
+        self._identity_names = tuple(sorted(identity & _CONTEXT.keys()))
+        self._identity_key = operator.attrgetter(
+            'request_id', *(_CONTEXT[key] for key in self._identity_names))
         self._identities = {}
-        self._asctime = (None, None)
+        # The formats with this second's values written in: without a
+        # context; with a RequestContext, whose values are the request's.
+        per_line = {'created', 'msecs', 'message'}
+        self._plain = self._without.written(
+            {**self._first, 'error_summary': self._without.error_summary},
+            per_line)
+        per_line |= {*self._wanted, 'instance', 'user_identity'}
+        self._written = {
+            fmt: fmt.written({**self._first,
+                              'error_summary': fmt.error_summary}, per_line)
+            for fmt in (self._with_context, self._without)}
 
     def format(self, created, msecs, message, context):
         """The line's text, or None: the handler is to format the record."""
         if not context:
-            found = {}
-        elif type(context) is context_utils.RequestContext and self._readable:
-            read = self._read(context)
-            found = dict(zip(self._wanted, read))
-        else:
-            read = None
-            found = formatters._dictify_context(context)
-        fmt = self._with_context if found.get('request_id') else self._without
+            if not self._without.ours:
+                return None
+            return self._plain % {
+                'created': created, 'msecs': msecs, 'message': message}
+        if type(context) is not context_utils.RequestContext or (
+                not self._readable):
+            return self._any_context(created, msecs, message, context)
+        values = dict(zip(self._wanted, self._read(context)))
+        fmt = self._with_context if values['request_id'] else self._without
         if not fmt.ours:
             return None
+        values['created'] = created
+        values['msecs'] = msecs
+        values['message'] = message
+        if fmt.instance:
+            values['instance'] = self._instance_of(context)
+        # Without the request id, the first value: a tuple in any case.
+        key = self._identity_key(context)[1:]
+        identity = self._identities.get(key)
+        if identity is None:
+            identity = self._identities[key] = self._identity % _Dashes(
+                zip(self._identity_names, key))
+        values['user_identity'] = identity
+        return self._written[fmt] % values
+
+    def _any_context(self, created, msecs, message, context):
+        # Another class of context, or a user_identity naming a value that
+        # is no attribute: all of get_logging_values(), as ContextFormatter.
+        found = formatters._dictify_context(context)
         values = {**self._first, 'created': created, 'msecs': msecs,
                   **found}
-        if fmt.process:
-            values['process'] = os.getpid() if logging.logProcesses else None
-        if context:
-            if fmt.instance:
-                values['instance'] = self._instance_of(context)
-            values['user_identity'] = self._user_identity(read, found)
+        fmt = (self._with_context if values.get('request_id')
+               else self._without)
+        if not fmt.ours:
+            return None
+        values['instance'] = self._instance_of(context)
+        values['user_identity'] = self._identity % _Dashes(found)
         values['error_summary'] = fmt.error_summary
         values['message'] = message
-        if fmt.asctime:
-            values['asctime'] = self._time(created)
+        if 'asctime' in self._first:
+            values['asctime'] = self._first['asctime']
         return fmt.text % values
-
-    def _user_identity(self, read, found):
-        if read is None:
-            return self._identity % _Dashes(found)
-        key = read[:self._identity_values]
-        text = self._identities.get(key)
-        if text is None:
-            text = self._identities[key] = self._identity % _Dashes(found)
-        return text
 
     def _instance_of(self, context):
         # ContextFormatter's nova-isms: an instance the context names.
@@ -347,16 +389,19 @@ class _Lines:
                 return fmt % {'uuid': uuid}
         return ''
 
-    def _time(self, created):
-        second = int(created)
-        cached = self._asctime
-        if cached[0] != second:
-            cached = self._asctime = (second, self._formatter.formatTime(
-                types.SimpleNamespace(created=created),
-                self._formatter.datefmt))
-        return cached[1]
+
+class _Process:
+    """os.getpid() as LogRecord asks it, asked again in a forked child."""
+
+    def __init__(self):
+        self.id = os.getpid()
+        os.register_at_fork(after_in_child=self._forked)
+
+    def _forked(self):
+        self.id = os.getpid()
 
 
+_PROCESS = _Process()
 _EVERY = RequestLog()
 
 

@@ -27,7 +27,8 @@ import subprocess
 import sys
 
 BENCHMARKS = ('engine', 'publish', 'api', 'inprocess', 'collect', 'worker',
-              'memcached_loss', 'projects', 'notifications', 'checks')
+              'memcached_loss', 'projects', 'notifications', 'checks',
+              'request_log')
 # Run only when named: minutes long, and Nova must be installed.
 ON_REQUEST = ('realcloud',)
 FUNCTIONAL_PYTHON = os.path.join('.tox', 'functional', 'bin', 'python')
