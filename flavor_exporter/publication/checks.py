@@ -42,6 +42,8 @@ from flavor_exporter.publication import contract as pub
 #: What a body that cannot be decoded as JSON is told.
 NOT_JSON = ('The body is not JSON: send {"servers": [{"flavor": id or name, '
             '"count": N}, ...]}.')
+#: What a body of another type than JSON is told (%s: the type).
+NOT_JSON_TYPE = 'Send the check as application/json, not %s.'
 SERVERS = 'servers'
 FLAVOR = 'flavor'
 COUNT = 'count'

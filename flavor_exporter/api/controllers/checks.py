@@ -113,11 +113,10 @@ def _body(request):
     The body was read before the request reached Pecan, whole and within
     its limit (middleware/request_body.py), or refused there.
     """
-    kind = request.environ.get('CONTENT_TYPE', '')
-    kind = kind.split(';')[0].strip().lower()
+    kind = request_body.content_type(request.environ)
     if kind and kind != 'application/json':
-        raise errors.UnsupportedMediaType(
-            'Send the check as application/json, not %s.' % kind[:80])
+        raise errors.UnsupportedMediaType(check_docs.NOT_JSON_TYPE
+                                          % kind[:80])
     refused = request_body.refusal(request.environ)
     if refused is not None:
         raise refused

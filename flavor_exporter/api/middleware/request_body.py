@@ -25,7 +25,11 @@ no number, JSON that is not UTF-8) is replaced by none and its refusal
 kept in the environ: the route that reads bodies answers it (413, 400)
 where it checks the body, after the content type, as it always has;
 routes that take no body ignore it, as they always have. Pecan, which
-parses a JSON body while it routes, never meets one it would fail on.
+parses a JSON body while it routes, never meets one it would fail on;
+WebOb, which parses an HTML form's whenever the request's parameters are
+read (Pecan's REST routing does), never meets a form: the routes take
+JSON only, and a form's type is kept apart (content_type()) for the
+route that refuses it.
 """
 
 import io
@@ -37,6 +41,16 @@ from flavor_exporter.publication import checks as check_docs
 BODY_LIMIT = 65536
 #: Where a refused body's errors.ApiError waits for the route.
 REFUSED = 'flavor_exporter.body_refused'
+#: Where the type of a form body is kept, hidden from WebOb.
+FORM_TYPE = 'flavor_exporter.form_content_type'
+# The types WebOb parses as HTML forms.
+_FORMS = ('application/x-www-form-urlencoded', 'multipart/form-data')
+
+
+def content_type(environ):
+    """The media type the client sent its body as, lower case."""
+    kind = environ.get(FORM_TYPE, environ.get('CONTENT_TYPE', ''))
+    return kind.split(';')[0].strip().lower()
 
 
 def refusal(environ):
@@ -56,6 +70,8 @@ class RequestBody:
                                            '').lower()
         if length or chunked:
             _take(environ, length, chunked)
+        if content_type(environ) in _FORMS:
+            environ[FORM_TYPE] = environ.pop('CONTENT_TYPE')
         return self._app(environ, start_response)
 
 
@@ -80,17 +96,13 @@ def _take(environ, length, chunked):
         if len(body) > BODY_LIMIT:
             environ[REFUSED] = _too_large()
             body = b''
-    if body and _is_json(environ) and not _utf8(body):
+    if body and content_type(environ) == 'application/json' and \
+            not _utf8(body):
         environ[REFUSED] = errors.BadRequest(check_docs.NOT_JSON)
         body = b''
     environ['wsgi.input'] = io.BytesIO(body)
     environ['CONTENT_LENGTH'] = str(len(body))
     environ.pop('HTTP_TRANSFER_ENCODING', None)
-
-
-def _is_json(environ):
-    kind = environ.get('CONTENT_TYPE', '')
-    return kind.split(';')[0].strip().lower() == 'application/json'
 
 
 def _utf8(body):

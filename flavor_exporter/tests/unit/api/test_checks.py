@@ -112,6 +112,14 @@ class TestChecks(base.ApiTestCase):
         response = self.app.post('/v3/checks', b'x', status=415,
                                  content_type='text/plain')
         self.assertJsonError(response, 415, 'application/json')
+        # HTML forms, which WebOb would parse while Pecan routes (a
+        # multipart type without a boundary made it raise).
+        for kind in ('multipart/form-data', 'multipart/form-data; b=1',
+                     'application/x-www-form-urlencoded'):
+            response = self.app.post('/v3/checks', b'a=b', status=415,
+                                     content_type=kind)
+            self.assertJsonError(response, 415, 'not %s.'
+                                 % kind.split(';')[0])
         response = self.app.post('/v3/checks', b' ' * 70000, status=413,
                                  content_type='application/json')
         self.assertJsonError(response, 413, '65536 bytes')
