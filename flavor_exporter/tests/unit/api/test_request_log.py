@@ -93,6 +93,7 @@ class RequestLogTestCase(base.BaseTestCase):
 
     @staticmethod
     def written(handler):
+        request_log.flush()
         if isinstance(handler, logging.FileHandler):
             handler.flush()
             with open(handler.baseFilename) as lines:
@@ -218,6 +219,7 @@ class TestSameText(RequestLogTestCase):
         os.rename(path, path + '.1')
         self.logger.handlers = [handler]
         request_log.log_request(ENVIRON, '200 OK', '1', 0.1)
+        request_log.flush()
         with open(path) as new:
             self.assertIn('"GET /v3/flavors/?name=m1" status: 200',
                           new.read())
