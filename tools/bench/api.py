@@ -109,7 +109,7 @@ FASTEST = 'bare-uwsgi'
 SUBJECT = 'api'
 BASELINE = 'api-before'
 SERVERS = (FRAMEWORK, YARDSTICK, FASTEST, SUBJECT)
-OPTIONAL_SERVERS = ('api-uwsgi', 'pecan-minimal-uwsgi')
+OPTIONAL_SERVERS = ('api-uwsgi', 'pecan-minimal-uwsgi', 'api-no-log')
 # Measured in process, each in a process of its own; api-no-log is api
 # with [api] log_requests = false, so that the log line's cost shows.
 NO_LOG = 'api-no-log'
@@ -317,10 +317,12 @@ class Bench:
         port = loopback.free_port()
         env = self.app_env(name, path)
         cwd = None
-        files = [self.config_file, self.server_file(name, port)]
+        files = [self.config_file, self.server_file(
+            name, port, api_options=('log_requests = false\n'
+                                     if name == NO_LOG else ''))]
         if name in (YARDSTICK, FRAMEWORK):
             argv = [sys.executable, '-m', 'tools.bench.api_apps']
-        elif name == SUBJECT:
+        elif name in (SUBJECT, NO_LOG):
             argv = [sys.executable, '-m', 'flavor_exporter.cmd.api']
         elif name == BASELINE:
             argv = [sys.executable, '-m', 'flavor_exporter.cmd.api']
