@@ -16,7 +16,7 @@
 The API never computes: it asks the leading worker to publish now (a
 refresh request in the cache, see publication/mailboxes.py) and waits for
 the pointer to appear, up to ``[api] compute_on_miss_timeout`` seconds.
-The worker answers once however many ask (worker/service.py). Within a
+The worker answers once however many ask (worker/manager.py). Within a
 process one request asks and waits; concurrent ones wait for that same
 wait and share its outcome, and after a wait that ended without data
 none asks again for ``[api] retry_after`` seconds (those requests get the

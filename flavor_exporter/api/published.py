@@ -13,7 +13,7 @@
 #    under the License.
 """What one API process reads of the published data, for every cloud.
 
-The resource modules (resources/) answer routes from what this module
+The controllers (controllers/) answer routes from what this module
 gives them: the generation a cloud serves and how fresh it is (a
 generations.View), the Representation of a published document (bytes,
 entity tag, time), its decoded value, and variants made from them (a
@@ -54,10 +54,6 @@ class Representation(collections.namedtuple(
     """The bytes of an answer, their strong entity tag, and their time."""
 
 
-class Answer(collections.namedtuple('Answer', 'representation view')):
-    """A Representation and the generations.View it was made from."""
-
-
 def http_date(epoch):
     return None if epoch is None else wsgiref.handlers.format_date_time(
         epoch)
@@ -69,9 +65,9 @@ class Cloud:
     def __init__(self, reader, watcher, on_cold, status_interval, clock):
         self.reader = reader
         self.watcher = watcher
-        #: resources.projects.ProjectDocuments of the cloud (app.py).
+        #: controllers.projects.ProjectDocuments of the cloud (app.py).
         self.projects = None
-        #: resources.checks.CheckAnswers of the cloud, None when [checks]
+        #: controllers.checks.CheckAnswers of the cloud, None when [checks]
         #: enabled is false (app.py).
         self.checks = None
         self.on_cold = on_cold
