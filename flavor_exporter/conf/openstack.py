@@ -67,9 +67,32 @@ opts = [
                      'say so. The account needs SELECT on '
                      'compute_nodes(host, hypervisor_hostname, '
                      'numa_topology, cpu_allocation_ratio, '
-                     'ram_allocation_ratio, deleted) and nothing else; '
-                     'for example mysql+pymysql://flavor_exporter:'
-                     'SECRET@db.example.org/nova_cell1.'),
+                     'ram_allocation_ratio, stats, pci_stats, deleted) '
+                     'and nothing else; for example mysql+pymysql://'
+                     'flavor_exporter:SECRET@db.example.org/nova_cell1. '
+                     'A URL that cannot be one stops the worker at start; '
+                     'a database that cannot be read or is too slow (see '
+                     'the cell_database_*_timeout options) is a problem '
+                     'line of the refresh, its hosts counted by Placement '
+                     'alone.'),
+    cfg.IntOpt('cell_database_connect_timeout', default=10, min=1,
+               help='Seconds to open the connection to a cell database '
+                    '(mysql: connect_timeout).'),
+    cfg.IntOpt('cell_database_read_timeout', default=30, min=1,
+               help='Seconds a cell database may keep the worker waiting '
+                    'for any one answer, its greeting included (mysql: '
+                    'read_timeout and write_timeout): a server that '
+                    'accepts the connection and never answers holds a '
+                    'refresh this long. Keep it above '
+                    'cell_database_statement_timeout, which the server '
+                    'enforces with a clearer error. The cell databases '
+                    'are read at once, so several silent ones cost this '
+                    'once.'),
+    cfg.IntOpt('cell_database_statement_timeout', default=20, min=1,
+               help='Seconds the server may run the query of one cell '
+                    'database (MySQL: MAX_EXECUTION_TIME, MariaDB: '
+                    'max_statement_time, set for the session; SQLite: how '
+                    'long a locked database is waited for).'),
 ]
 
 
