@@ -133,17 +133,17 @@ class MemcachedBackend:
         except _ERRORS as exc:
             raise CacheError('memcached delete: %s' % exc) from exc
 
-    def incr(self, key, ttl):
-        """Add one to the counter key (0 when absent): its new value.
+    def incr(self, key, ttl, delta=1):
+        """Add delta to the counter key (0 when absent): its new value.
 
         Atomic on the server, whoever else counts at the same time.
         """
         try:
-            value = self._client.incr(key, 1, noreply=False)
+            value = self._client.incr(key, delta, noreply=False)
             if value is None:
                 # Absent: one process creates it; a lost race just adds.
                 self._client.add(key, b'0', expire=ttl, noreply=False)
-                value = self._client.incr(key, 1, noreply=False)
+                value = self._client.incr(key, delta, noreply=False)
         except _ERRORS as exc:
             raise CacheError('memcached incr: %s' % exc) from exc
         if value is None:
@@ -289,15 +289,15 @@ class MemoryBackend:
         with self._lock:
             self._items.pop(key, None)
 
-    def incr(self, key, ttl):
+    def incr(self, key, ttl, delta=1):
         with self._lock:
             value, _ = self._get(key)
             if value is None:
-                self._put(key, b'1', ttl)
-                return 1
+                self._put(key, str(delta).encode(), ttl)
+                return delta
             # memcached keeps the expiry of a counter it increments.
             _, expires, _ = self._items[key]
-            count = int(value) + 1
+            count = int(value) + delta
             self._writes += 1
             self._items[key] = (str(count).encode(), expires, self._writes)
             return count

@@ -299,8 +299,12 @@ TURNED_AWAY_NAME = 'turned-away'
 #: "demand" and in /metrics: {TURNED_AWAY_SEEN: ring number,
 #: TURNED_AWAY_LOST: failures the ring lost before being read,
 #: DEMAND_FLAVORS: {flavor id: {NAME, TURNED_AWAY, LAST_AT, PROJECTS:
-#: {project id: count}}}}.
+#: {project id: count}, OTHER_PROJECTS: count}}, DEMAND_UNKNOWN:
+#: {TURNED_AWAY, LAST_AT}}. Only flavors of the flavor list, named from
+#: it; failures of other ids go to DEMAND_UNKNOWN (worker/demand.py).
 DEMAND_NAME = 'demand'
+DEMAND_UNKNOWN = 'unknown'
+OTHER_PROJECTS = 'other_projects'
 TURNED_AWAY = 'turned_away'
 TURNED_AWAY_SEEN = 'seen'
 TURNED_AWAY_LOST = 'lost'

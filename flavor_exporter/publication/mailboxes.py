@@ -229,16 +229,32 @@ class Changes:
 
         hosts: with usages, the hosts whose usages changed, None for any.
         """
-        for part in parts:
-            self._backend.incr(self._counters[part], ttl)
-        if 'usages' in parts:
-            if hosts is None:
-                self._backend.incr(self._counters[self._ANYWHERE], ttl)
-            for host in hosts or ():
-                number = self._backend.incr(self._counters[self._HOSTS],
-                                            ttl)
-                self._backend.set_many({self._slot(number): host.encode()},
-                                       ttl)
+        usages = 'usages' in parts
+        self.note_many({part: 1 for part in parts},
+                       set(hosts or ()) if usages else (),
+                       1 if usages and hosts is None else 0, now, ttl)
+
+    def note_many(self, counts, hosts, anywhere, now, ttl):
+        """What a batch of notifications changed, in a few operations.
+
+        counts: {part: notifications that changed it}; hosts: the hosts
+        whose usages changed; anywhere: how many usage changes may concern
+        any host. A burst costs each counter one increment per batch, not
+        one per notification (the cache's pool is shared with the refresh).
+        """
+        for part, count in counts.items():
+            if count:
+                self._backend.incr(self._counters[part], ttl, count)
+        if anywhere:
+            self._backend.incr(self._counters[self._ANYWHERE], ttl, anywhere)
+        hosts = sorted(hosts)
+        if hosts:
+            newest = self._backend.incr(self._counters[self._HOSTS], ttl,
+                                        len(hosts))
+            first = newest - len(hosts) + 1
+            self._backend.set_many(
+                {self._slot(first + i): host.encode()
+                 for i, host in enumerate(hosts)}, ttl)
         self._backend.add(self._first, repr(now).encode(), ttl)
 
     def pending(self, taken):
@@ -298,17 +314,37 @@ class TurnedAway:
     def note(self, flavor_id, flavor_name, project_id, now, ttl,
              once=None):
         """One failure; once: a key that notes it only the first time."""
-        if once is not None and not self._backend.add(
-                self._key('%s/once/%s' % (pub.TURNED_AWAY_NAME,
-                                          pub.identity(once.encode()))),
-                b'1', ttl):
+        self.note_many([(flavor_id, flavor_name, project_id, once)], now,
+                       ttl)
+
+    def note_many(self, failures, now, ttl):
+        """Failures [(flavor id, name, project, once)] heard at now.
+
+        once: a key that notes a failure only the first time, or None.
+        The ring's numbers are taken in one increment.
+        """
+        new = [failure for failure in failures
+               if failure[3] is None or self._backend.add(
+                   self._key('%s/once/%s' % (
+                       pub.TURNED_AWAY_NAME,
+                       pub.identity(failure[3].encode()))), b'1', ttl)]
+        if not new:
             return
-        number = self._backend.incr(self._counter, 0)
-        self._backend.set_many({self._slot(number): json.dumps(
-            [flavor_id, flavor_name, project_id, now]).encode()}, ttl)
+        newest = self._backend.incr(self._counter, 0, len(new))
+        first = newest - len(new) + 1
+        self._backend.set_many({
+            self._slot(first + i): json.dumps(
+                [flavor_id, name, project_id, now]).encode()
+            for i, (flavor_id, name, project_id, _) in enumerate(new)}, ttl)
 
     def since(self, seen):
-        """(newest number, [failures after seen], failures lost)."""
+        """(newest number, [(number, failure or None)], failures lost).
+
+        The slots after seen, in order; None where a slot holds nothing:
+        a writer that took its number and has not written yet, or a slot
+        that expired (the caller tells which). lost: those the ring no
+        longer holds because more than SLOTS came after seen.
+        """
         raw = self._backend.get(self._counter)
         newest = int(raw) if raw is not None else 0
         if seen is None or newest < seen:
@@ -316,13 +352,12 @@ class TurnedAway:
             seen = max(0, newest - self.SLOTS)
         first = max(seen + 1, newest - self.SLOTS + 1)
         lost = first - seen - 1
-        keys = [self._slot(number) for number in range(first, newest + 1)]
-        found = self._backend.get_many(keys)
-        failures = []
-        for key in keys:
+        keys = {number: self._slot(number)
+                for number in range(first, newest + 1)}
+        found = self._backend.get_many(list(keys.values()))
+        slots = []
+        for number, key in keys.items():
             value = found.get(key)
-            if value is None:
-                lost += 1
-                continue
-            failures.append(json.loads(value))
-        return newest, failures, lost
+            slots.append((number, None if value is None
+                          else json.loads(value)))
+        return newest, slots, lost

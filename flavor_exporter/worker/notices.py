@@ -18,9 +18,14 @@ allocation candidates, a host whose provider stays unreadable) buries the
 line that is new. What lasts is in /v3/status and the metrics; the log
 says when a condition started and when it ended. The memory of what was
 said is this process's own, as its log is.
+
+Tally is for what happens too often to log each time (notifications a
+hostile or broken publisher floods the bus with): the first is a line,
+the rest a count, one line per interval.
 """
 
 import logging
+import threading
 
 
 class Notices:
@@ -68,3 +73,65 @@ class Notices:
 
     def _log(self, level, line):
         self._logger.log(level, '%s%s', self._prefix, line)
+
+
+class Tally:
+    """Occurrences of one kind: the first logged, then one line a minute.
+
+    A flood of bad notifications is a line per interval, never a line
+    per message: the first of a quiet spell is a WARNING at once, those
+    after it are counted, and when interval seconds are over one WARNING
+    says how many and what the first of them was. An interval without
+    any ends the spell. Safe to call from the listener's threads.
+
+    what: the occurrences' plural ("malformed notifications"). timer:
+    threading.Timer's signature, for tests.
+    """
+
+    def __init__(self, logger, what, prefix='', interval=60.0,
+                 timer=threading.Timer):
+        self._logger = logger
+        self._what = what
+        self._prefix = prefix
+        self._interval = interval
+        self._timer = timer
+        self._lock = threading.Lock()
+        self._spell = False  # a line was logged less than interval ago
+        self._count = 0
+        self._first = None
+        #: All occurrences, for /v3/status and the tests.
+        self.total = 0
+
+    def add(self, detail):
+        """One occurrence; detail: what it was, for the line."""
+        with self._lock:
+            self.total += 1
+            if self._spell:
+                self._count += 1
+                if self._first is None:
+                    self._first = detail
+                return
+            self._spell = True
+            self._start()
+        self._logger.warning('%s%s: %s (more are counted, one line per '
+                             '%d s)', self._prefix, self._what.capitalize(),
+                             detail, self._interval)
+
+    def flush(self):
+        """The interval is over: say how many came, if any."""
+        with self._lock:
+            count, first = self._count, self._first
+            self._count, self._first = 0, None
+            self._spell = bool(count)
+            if count:
+                self._start()
+        if count:
+            self._logger.warning('%s%d %s in the last %d s, first: %s',
+                                 self._prefix, count, self._what,
+                                 self._interval, first)
+
+    def _start(self):
+        timer = self._timer(self._interval, self.flush)
+        # A tally pending must not keep a stopping worker alive.
+        timer.daemon = True
+        timer.start()

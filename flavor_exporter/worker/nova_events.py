@@ -67,6 +67,8 @@ _LEGACY_TASKS = frozenset(('compute_task.build_instances',
                            'compute_task.migrate_server',
                            'compute_task.rebuild_server'))
 NO_VALID_HOST = 'NoValidHost'
+# Nova's longest ids and names (flavorid, host) are 255 characters.
+MAX_ID = 255
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,12 +116,26 @@ def _turned_away(event_type, payload):
         project = (properties.get('project_id')
                    if isinstance(properties, dict) else None)
         instance = data.get('instance_id')
-    flavor_id = flavor.get('flavorid')
+    flavor_id = _identifier(flavor.get('flavorid'))
     if not flavor_id:
         raise ValueError('a NoValidHost failure without its flavor')
-    return (str(flavor_id), str(flavor.get('name') or flavor_id),
-            str(project) if project else None,
-            str(instance) if instance else None)
+    # The name travels for older leaders; demand.py names flavors from
+    # the flavor list, never from a message.
+    return (flavor_id, _identifier(flavor.get('name')) or flavor_id,
+            _identifier(project), _identifier(instance))
+
+
+def _identifier(value):
+    """value as an id (Nova's are at most 255 characters), or None.
+
+    Anything else (a number aside) is what no Nova sends: None, so that a
+    hostile message cannot put lists or megabytes into the cache.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if isinstance(value, str) and 0 < len(value) <= MAX_ID:
+        return value
+    return None
 
 
 def read(event_type, payload):
@@ -134,9 +150,9 @@ def read(event_type, payload):
         'compute.instance.') else event_type
     if name.startswith('instance.') and (
             name[len('instance.'):] in _INSTANCE_ACTIONS):
-        host = _data(payload).get('host')
+        host = _identifier(_data(payload).get('host'))
         hosts = None
-        if name[len('instance.'):] in _IN_PLACE and isinstance(host, str):
+        if name[len('instance.'):] in _IN_PLACE and host:
             hosts = frozenset((host,))
         return Event(event_type, frozenset((USAGES,)), hosts=hosts)
     if name in _SERVICE_EVENTS:

@@ -110,7 +110,8 @@ class WorkerService(service.Service):
                 conf, url, cloud_publisher, cloud.log_prefix)
             self.manager = manager.NotifiedRefreshManager(
                 conf, cloud, cloud_publisher, refresher, answers, leader,
-                demand.Demand(cloud_publisher, cloud.log_prefix))
+                demand.Demand(cloud_publisher, cloud.log_prefix,
+                              last_report=lambda: refresher.last_report))
         else:
             self.manager = manager.RefreshManager(
                 conf, cloud, cloud_publisher, refresher, answers, leader)

@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 
 from oslo_config import cfg
 import oslo_messaging
@@ -50,6 +51,7 @@ from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher as publisher_mod
 from testcloud import loopback
 from tools.bench import collect
+from tools.bench import notification_flood
 from tools.bench import synthetic_cloud
 
 SETTLE = 0.5
@@ -67,12 +69,15 @@ def _worker(workdir, fake, memcached, rabbit):
         out.write('[pci]\n')
         for alias in synthetic_cloud.ALIASES:
             out.write('alias = %s\n' % alias)
-    log = open(os.path.join(workdir, 'worker.log'), 'w')
+    log_path = os.path.join(workdir, 'worker.log')
+    log = open(log_path, 'w')
     env = dict(os.environ, OS_CLIENT_CONFIG_FILE=fake.clouds_yaml)
     script = os.path.join(os.path.dirname(sys.executable),
                           'flavor-exporter-worker')
-    return subprocess.Popen([script, '--config-file', config], env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen([script, '--config-file', config], env=env,
+                               stdout=log, stderr=subprocess.STDOUT)
+    process.log_path = log_path
+    return process
 
 
 def _peak_rss_mb(pid):
@@ -125,6 +130,10 @@ class Nova:
                                 'nova_object.data': {'host': host,
                                                      'node': node}})
 
+    def error(self, event_type, payload):
+        self._notifier.error({'request_id': 'req-%s' % uuid.uuid4()},
+                             event_type, payload)
+
 
 def _sequence(reader):
     pointer = reader.current()
@@ -150,7 +159,7 @@ def _percentile(values, share):
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def measure(hosts, flavors, events, burst):
+def measure(hosts, flavors, events, burst, flood=0, hostile=0):
     with tempfile.TemporaryDirectory() as workdir, \
             collect.FakeCloudProcess(workdir, hosts, flavors) as fake:
         memcached = loopback.MemcachedFixture()
@@ -162,13 +171,27 @@ def measure(hosts, flavors, events, burst):
                 memcached.servers), 'flavor-exporter', 600)
             worker = _worker(workdir, fake, memcached, rabbit)
             try:
-                return _run(store, fake, rabbit, worker, events, burst)
+                figures = _run(store, fake, rabbit, worker, events, burst)
+                if flood:
+                    figures.update(_flood(store, fake, rabbit, worker,
+                                          flood, hostile))
+                return figures
             finally:
                 worker.terminate()
                 worker.wait(30)
         finally:
             rabbit.cleanUp()
             memcached.cleanUp()
+
+
+def _flood(store, fake, rabbit, worker, flood, hostile):
+    hosts = []
+    for _ in range(20):
+        booted = fake.control('POST', 'boot')
+        hosts.append((booted['host'], booted['node']))
+    return notification_flood.run(
+        store, Nova(rabbit.url), hosts, worker.log_path, flood, hostile,
+        lambda: _sequence(store.reader))
 
 
 def _run(store, fake, rabbit, worker, events, burst):
@@ -192,9 +215,10 @@ def _run(store, fake, rabbit, worker, events, burst):
         nova.created(booted['host'], booted['node'])
     sent = time.monotonic() - started
     last = _sequence(reader)
-    after_last, _ = _wait_past(reader, last)
+    after_last = _wait_past(reader, last)[0] if burst else 0.0
     time.sleep(SETTLE + 3)
     status = reader.status() or {}
+    single = single or [0.0]
     return {
         'first_publication_seconds': round(cold, 2),
         'single_events': events,
@@ -216,12 +240,16 @@ def main(argv=None):
     parser.add_argument('--flavors', type=int, default=1000)
     parser.add_argument('--events', type=int, default=20)
     parser.add_argument('--burst', type=int, default=300)
+    parser.add_argument('--flood', type=int, default=20000,
+                        help='instance.create.end of the flood (0: none)')
+    parser.add_argument('--hostile', type=int, default=3000,
+                        help='NoValidHost of made-up flavors in the flood')
     parser.add_argument('--output',
                         default='bench-results/notifications.json')
     args = parser.parse_args(argv)
     figures = dict(hosts=args.hosts, flavors=args.flavors,
                    **measure(args.hosts, args.flavors, args.events,
-                             args.burst))
+                             args.burst, args.flood, args.hostile))
     print(json.dumps(figures, indent=2), flush=True)
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, 'w') as out:

@@ -92,15 +92,20 @@ def _label(value):
 def demand_counters(demand):
     """Prometheus text lines of the requests Nova placed nowhere.
 
-    demand: the leading worker's totals (worker/demand.py), or None.
+    demand: the leading worker's totals (worker/demand.py), or None:
+    flavors of the flavor list only, each with at most
+    demand.PROJECTS_KEPT projects, and one total for every other id, so
+    that no message on the bus adds a series.
     """
-    flavors = (demand or {}).get(pub.DEMAND_FLAVORS) or {}
-    if not flavors:
-        return []
+    demand = demand or {}
+    flavors = demand.get(pub.DEMAND_FLAVORS) or {}
+    unknown = (demand.get(pub.DEMAND_UNKNOWN) or {}).get(pub.TURNED_AWAY)
+    lines = []
     name = 'flavor_exporter_scheduling_failures_total'
-    lines = ['# HELP %s Boots Nova placed nowhere (NoValidHost), by '
-             'flavor, heard since the counting began.' % name,
-             '# TYPE %s counter' % name]
+    if flavors:
+        lines += ['# HELP %s Boots Nova placed nowhere (NoValidHost), by '
+                  'flavor, heard since the counting began.' % name,
+                  '# TYPE %s counter' % name]
     by_project = []
     for flavor_id, entry in sorted(flavors.items()):
         labels = 'flavor_id="%s",flavor_name="%s"' % (
@@ -114,8 +119,14 @@ def demand_counters(demand):
     if by_project:
         name = 'flavor_exporter_scheduling_failures_by_project_total'
         lines += ['# HELP %s Boots Nova placed nowhere, by flavor and '
-                  'project.' % name, '# TYPE %s counter' % name]
+                  'project (the projects with the most per flavor).' % name,
+                  '# TYPE %s counter' % name]
         lines += by_project
+    if unknown:
+        name = 'flavor_exporter_scheduling_failures_unknown_flavor_total'
+        lines += ['# HELP %s Boots Nova placed nowhere whose flavor id the '
+                  'flavor list does not have (deleted, or made up).' % name,
+                  '# TYPE %s counter' % name, '%s %d' % (name, unknown)]
     return lines
 
 

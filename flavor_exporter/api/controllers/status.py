@@ -64,10 +64,11 @@ class StatusController(base.Resource):
 
 
 def _demand(demand, with_projects):
-    """The requests Nova placed nowhere, by flavor.
+    """The requests Nova placed nowhere, by flavor of the flavor list.
 
-    Their projects for those who may see hosts (an operator), counts for
-    others.
+    Their projects (the most failing ones, worker/demand.py) for those
+    who may see hosts (an operator), counts for others; failures of ids
+    the flavor list lacks as one "unknown" total.
     """
     if not demand:
         return None
@@ -78,8 +79,13 @@ def _demand(demand, with_projects):
                  pub.LAST_AT: entry[pub.LAST_AT]}
         if with_projects:
             shown[pub.PROJECTS] = entry[pub.PROJECTS]
+            shown[pub.OTHER_PROJECTS] = entry.get(pub.OTHER_PROJECTS, 0)
         flavors[flavor_id] = shown
+    unknown = demand.get(pub.DEMAND_UNKNOWN) or {}
     return {pub.DEMAND_FLAVORS: flavors,
+            pub.DEMAND_UNKNOWN: {
+                pub.TURNED_AWAY: unknown.get(pub.TURNED_AWAY, 0),
+                pub.LAST_AT: unknown.get(pub.LAST_AT)},
             pub.TURNED_AWAY_LOST: demand.get(pub.TURNED_AWAY_LOST, 0)}
 
 

@@ -341,13 +341,18 @@ class TestStatus(base.ApiTestCase):
             pub.DEMAND_FLAVORS: {'f1': {
                 pub.NAME: 'g."large"', pub.TURNED_AWAY: 3,
                 pub.LAST_AT: '2026-12-03T10:00:00Z',
-                pub.PROJECTS: {'p1': 2, 'p2': 1}}}})
+                pub.PROJECTS: {'p1': 2, 'p2': 1}, pub.OTHER_PROJECTS: 4}},
+            pub.DEMAND_UNKNOWN: {pub.TURNED_AWAY: 7,
+                                 pub.LAST_AT: '2026-12-03T11:00:00Z'}})
         demand = self.app.get('/v3/status').json['demand']
         # Without authentication every caller may see hosts, so projects.
         self.assertEqual({'flavors': {'f1': {
             'name': 'g."large"', 'turned_away': 3,
             'last_at': '2026-12-03T10:00:00Z',
-            'projects': {'p1': 2, 'p2': 1}}}, 'lost': 1}, demand)
+            'projects': {'p1': 2, 'p2': 1}, 'other_projects': 4}},
+            'unknown': {'turned_away': 7,
+                        'last_at': '2026-12-03T11:00:00Z'},
+            'lost': 1}, demand)
         metrics = self.app.get('/metrics').text
         self.assertIn('flavor_exporter_scheduling_failures_total{'
                       'cloud="default",flavor_id="f1",flavor_name="g.\\"large'
@@ -357,6 +362,9 @@ class TestStatus(base.ApiTestCase):
                       '\\"",project_id="p2"} 1', metrics)
         self.assertIn('# TYPE flavor_exporter_scheduling_failures_total '
                       'counter', metrics)
+        # Every id the flavor list lacks: one series.
+        self.assertIn('flavor_exporter_scheduling_failures_unknown_flavor_'
+                      'total{cloud="default"} 7', metrics)
 
     def test_status_while_cold(self):
         self.store.write_status(sample.status(

@@ -61,3 +61,70 @@ class TestNotices(base.BaseTestCase):
         self.notices.lines('problems', ['x'])
         self.assertEqual(['WARNING', 'WARNING'],
                          [level for level, _ in self.logger.said])
+
+
+class _Timers:
+    """threading.Timer's stand-in: the test says when time is up."""
+
+    def __init__(self):
+        self.pending = []
+
+    def __call__(self, interval, function):
+        timer = _Timer(interval, function)
+        self.pending.append(timer)
+        return timer
+
+    def elapse(self):
+        due, self.pending = self.pending, []
+        for timer in due:
+            timer.function()
+
+
+class _Timer:
+    def __init__(self, interval, function):
+        self.interval, self.function = interval, function
+        self.daemon = False
+
+    def start(self):
+        pass
+
+
+class _Warnings(_Logger):
+    def warning(self, fmt, *args):
+        self.log(logging.WARNING, fmt, *args)
+
+
+class TestTally(base.BaseTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.logger = _Warnings()
+        self.timers = _Timers()
+        self.tally = notices.Tally(self.logger, 'malformed notifications',
+                                   'Cloud west: ', timer=self.timers)
+
+    def test_a_flood_is_one_line_per_interval(self):
+        for number in range(1000):
+            self.tally.add('message %d' % number)
+        # The first at once, the others counted.
+        self.assertEqual([('WARNING', 'Cloud west: Malformed notifications: '
+                           'message 0 (more are counted, one line per '
+                           '60 s)')], self.logger.said)
+        self.timers.elapse()
+        self.assertEqual(('WARNING', 'Cloud west: 999 malformed '
+                          'notifications in the last 60 s, first: message 1'),
+                         self.logger.said[-1])
+        self.tally.add('message 1000')
+        self.timers.elapse()
+        self.assertEqual(3, len(self.logger.said))
+        self.assertIn('1 malformed notifications', self.logger.said[-1][1])
+        self.assertEqual(1001, self.tally.total)
+
+    def test_a_quiet_interval_ends_the_spell(self):
+        self.tally.add('a')
+        self.timers.elapse()  # none came after it: nothing to say
+        self.assertEqual(1, len(self.logger.said))
+        self.assertEqual([], self.timers.pending)
+        self.tally.add('b')  # a new spell: said at once
+        self.assertEqual(2, len(self.logger.said))
+        self.assertIn('Malformed notifications: b', self.logger.said[-1][1])

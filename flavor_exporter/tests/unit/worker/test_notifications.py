@@ -19,12 +19,13 @@ tests hears the real ones on a real RabbitMQ.
 """
 
 import logging
+import threading
+import time
+from unittest import mock
 
 from flavor_exporter.publication import cache
-from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
-from flavor_exporter.worker import demand
 from flavor_exporter.worker import notifications
 from flavor_exporter.worker import nova_events
 
@@ -100,6 +101,38 @@ class TestRead(base.BaseTestCase):
                                   'ExceptionPayload',
                                   exception='NoValidHost')))
 
+    def test_ids_are_what_nova_sends_or_nothing(self):
+        # A hostile message cannot put lists or megabytes into the cache.
+        self.assertRaises(ValueError, nova_events.read,
+                          'compute_task.build_instances.error',
+                          task_error(flavor_id=['f1']))
+        self.assertRaises(ValueError, nova_events.read,
+                          'compute_task.build_instances.error',
+                          task_error(flavor_id='f' * 256))
+        event = nova_events.read('compute_task.build_instances.error',
+                                 task_error(flavor_id=7, project={'x': 1},
+                                            instance='i' * 300))
+        self.assertEqual(('7', 'g.large', None, None), event.turned_away)
+        # A host name no Nova has: any host may have changed.
+        event = nova_events.read('instance.create.end', versioned(
+            'InstanceCreatePayload', host='h' * 256))
+        self.assertIsNone(event.hosts)
+        event = nova_events.read('instance.create.end', versioned(
+            'InstanceCreatePayload', host='h1'))
+        self.assertEqual({'h1'}, event.hosts)
+
+
+def message(event_type, payload, request_id=None):
+    """One notification as oslo.messaging's batch listener hands it."""
+    return {'ctxt': {'request_id': request_id}, 'publisher_id': 'nova',
+            'event_type': event_type, 'payload': payload,
+            'metadata': {}}
+
+
+def created(host):
+    return message('instance.create.end',
+                   versioned('InstanceCreatePayload', host=host))
+
 
 class Heard(base.TestCase):
 
@@ -108,8 +141,19 @@ class Heard(base.TestCase):
         self.backend = cache.MemoryBackend()
         self.store = publisher.Publisher(self.backend, 'test', 600)
         self.now = [1000.0]
+        self.timers = []
         self.endpoint = notifications.Endpoint(
-            self.store, clock=lambda: self.now[0])
+            self.store, clock=lambda: self.now[0], timer=self._timer)
+
+    def _timer(self, interval, function):
+        timer = mock.Mock(function=function)
+        self.timers.append(timer)
+        return timer
+
+    def interval_over(self):
+        due, self.timers = self.timers, []
+        for timer in due:
+            timer.function()
 
 
 class TestEndpoint(Heard):
@@ -117,100 +161,143 @@ class TestEndpoint(Heard):
     def test_changes_are_noted_for_the_leader(self):
         changes = self.store.changes
         taken = changes.pending({})[0]
-        self.endpoint.info({}, 'nova-compute:h1', 'instance.create.end',
-                           versioned('InstanceCreatePayload', host='h1'), {})
+        self.endpoint.info([created('h1')])
         self.now[0] = 1002.0
-        self.endpoint.info({}, 'nova-api', 'flavor.update', {}, {})
-        self.endpoint.info({}, 'nova-compute:h2', 'instance.delete.end',
-                           versioned('InstanceActionPayload', host='h2'), {})
+        self.endpoint.info([
+            message('flavor.update', {}),
+            message('instance.delete.end',
+                    versioned('InstanceActionPayload', host='h2'))])
         counters, first, changed, hosts = changes.pending(taken)
         self.assertEqual(1000.0, first)
         self.assertEqual({'usages', 'flavors'}, changed)
         # Only these hosts' usages changed.
         self.assertEqual({'h1', 'h2'}, hosts)
+        self.assertEqual(2, counters['usages'] - taken.get('usages', 0))
         changes.take()
         self.assertEqual((counters, None, frozenset(), frozenset()),
                          changes.pending(counters))
         # A server that moved: any host's.
-        self.endpoint.info({}, 'nova-compute:h3',
-                           'instance.live_migration_post.end',
-                           versioned('InstanceActionPayload', host='h3'), {})
+        self.endpoint.info([message(
+            'instance.live_migration_post.end',
+            versioned('InstanceActionPayload', host='h3'))])
         self.assertIsNone(changes.pending(counters)[3])
+        self.assertEqual(4, self.endpoint.heard)
+
+    def test_a_batch_costs_a_few_cache_operations(self):
+        # What made a burst fail on the cache client's pool: four
+        # operations per notification. Now a handful per batch.
+        calls = []
+        for name in ('incr', 'set_many', 'add', 'get', 'get_many'):
+            original = getattr(self.backend, name)
+            setattr(self.backend, name, _recorded(calls, name, original))
+        self.endpoint.info([created('h%d' % (n % 50))
+                            for n in range(notifications.BATCH_SIZE)])
+        self.assertLessEqual(len(calls), 4, calls)
+        counters, _, _, _ = self.store.changes.pending({})
+        self.assertEqual(notifications.BATCH_SIZE, counters['usages'])
+
+    def test_batches_wait_for_a_writer(self):
+        # oslo.messaging runs many batches in parallel: only `writers` of
+        # them hold cache connections at once, the others wait.
+        endpoint = notifications.Endpoint(self.store, writers=2)
+        inside, most = [0], [0]
+        lock = threading.Lock()
+        original = self.backend.incr
+
+        def slow_incr(*args, **kwargs):
+            with lock:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+            time.sleep(0.01)
+            with lock:
+                inside[0] -= 1
+            return original(*args, **kwargs)
+
+        self.backend.incr = slow_incr
+        threads = [threading.Thread(target=endpoint.info,
+                                    args=([created('h%d' % n)],))
+                   for n in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(2, most[0])
+        self.assertEqual(16, endpoint.heard)
+        self.assertEqual(16, self.store.changes.pending({})[0]['usages'])
+
+    def test_writers_leave_the_pool_room(self):
+        self.assertEqual(4, notifications.writers_for(16))
+        self.assertEqual(1, notifications.writers_for(2))
+        self.assertEqual(1, notifications.writers_for(1))
 
     def test_a_failure_said_twice_in_one_request_counts_once(self):
-        ctxt = {'request_id': 'req-1'}
-        self.endpoint.error(ctxt, 'nova-conductor',
-                            'compute_task.build_instances',
-                            legacy_task_error(), {})
-        self.endpoint.error(ctxt, 'nova-conductor',
-                            'compute_task.build_instances.error',
-                            task_error(), {})
-        self.endpoint.error({'request_id': 'req-2'}, 'nova-conductor',
-                            'compute_task.build_instances.error',
-                            task_error(), {})
-        newest, failures, lost = self.store.turned_away.since(None)
+        self.endpoint.error([
+            message('compute_task.build_instances', legacy_task_error(),
+                    'req-1'),
+            message('compute_task.build_instances.error', task_error(),
+                    'req-1')])
+        self.endpoint.error([message('compute_task.build_instances.error',
+                                     task_error(), 'req-1')])
+        self.endpoint.error([message('compute_task.build_instances.error',
+                                     task_error(), 'req-2')])
+        newest, slots, lost = self.store.turned_away.since(None)
         self.assertEqual((2, 0), (newest, lost))
-        self.assertEqual([['f1', 'g.large', 'p1', 1000.0]] * 2, failures)
+        self.assertEqual([(1, ['f1', 'g.large', 'p1', 1000.0]),
+                          (2, ['f1', 'g.large', 'p1', 1000.0])], slots)
 
-    def test_unreadable_payload_is_one_line_and_dropped(self):
-        payload = versioned('ComputeTaskPayload', request_spec=[],
-                            reason=versioned('ExceptionPayload',
-                                             exception='NoValidHost'))
+    def test_malformed_messages_are_one_line_a_minute(self):
+        bad = versioned('ComputeTaskPayload', request_spec=[],
+                        reason=versioned('ExceptionPayload',
+                                         exception='NoValidHost'))
+        with self.assertLogs(notifications.LOG.logger, 'DEBUG') as logs:
+            for _ in range(10):
+                self.endpoint.error(
+                    [message('compute_task.build_instances.error', bad)]
+                    * 100 + [created('h1')])
+            self.interval_over()
+        warnings = [line for line in logs.output
+                    if not line.startswith('DEBUG')]
+        self.assertEqual(2, len(warnings), warnings)
+        self.assertIn('Malformed notifications dropped: '
+                      "'compute_task.build_instances.error': a NoValidHost "
+                      'failure without its flavor', warnings[0])
+        self.assertIn('999 malformed notifications dropped in the last 60 s',
+                      warnings[1])
+        self.assertEqual(1000, self.endpoint.malformed.total)
+        # The good ones of the batches are noted.
+        self.assertEqual(10, self.endpoint.heard)
+
+    def test_oslo_messaging_lines_per_message_are_counted(self):
+        counted = notifications._Counted(self.endpoint.malformed)
+        logger = logging.getLogger('test.dispatcher')
+        logger.addFilter(counted)
+        self.addCleanup(logger.removeFilter, counted)
         with self.assertLogs(notifications.LOG.logger, 'WARNING') as logs:
-            self.endpoint.error({}, 'x', 'compute_task.build_instances.error',
-                                payload, {})
+            for _ in range(50):
+                logger.warning('Unknown priority "%s"', 'bogus')
         self.assertEqual(1, len(logs.output))
-        self.assertIn('could not be read and was dropped', logs.output[0])
+        self.assertEqual(50, self.endpoint.malformed.total)
 
     def test_cache_gone_is_one_line(self):
         self.backend.incr = _raise
         with self.assertLogs(notifications.LOG.logger, 'WARNING') as logs:
-            self.endpoint.info({}, 'x', 'instance.delete.end', {}, {})
-        self.assertIn('the next refresh reads it', logs.output[0])
+            for _ in range(20):
+                self.endpoint.info([message('instance.delete.end', {})])
+        self.assertEqual(1, len(logs.output))
+        self.assertIn('the next refresh reads the cloud anyway',
+                      logs.output[0])
         self.assertEqual(0, self.endpoint.heard)
+
+
+def _recorded(calls, name, original):
+    def call(*args, **kwargs):
+        calls.append(name)
+        return original(*args, **kwargs)
+    return call
 
 
 def _raise(*args, **kwargs):
     raise cache.CacheError('memcached incr: gone')
-
-
-class TestDemand(Heard):
-
-    def fail(self, request, project='p1', flavor_id='f1'):
-        self.endpoint.error({'request_id': request}, 'c',
-                            'compute_task.build_instances.error',
-                            task_error(flavor_id=flavor_id,
-                                       project=project), {})
-
-    def test_totals_go_on_with_the_next_leader(self):
-        leader = demand.Demand(self.store)
-        self.fail('r1')
-        self.fail('r2', project='p2')
-        leader.update()
-        self.fail('r3', flavor_id='f2')
-        # Another worker takes over: it starts from the published totals.
-        successor = demand.Demand(self.store)
-        successor.update()
-        totals = self.store.reader.demand()
-        flavors = totals[pub.DEMAND_FLAVORS]
-        self.assertEqual(2, flavors['f1'][pub.TURNED_AWAY])
-        self.assertEqual({'p1': 1, 'p2': 1}, flavors['f1'][pub.PROJECTS])
-        self.assertEqual(1, flavors['f2'][pub.TURNED_AWAY])
-        self.assertEqual('1970-01-01T00:16:40Z', flavors['f2'][pub.LAST_AT])
-        self.assertEqual(0, totals[pub.TURNED_AWAY_LOST])
-
-    def test_failures_the_ring_lost_are_said(self):
-        leader = demand.Demand(self.store)
-        leader.update()
-        self.store.turned_away.SLOTS = 2
-        for request in ('r1', 'r2', 'r3'):
-            self.fail(request)
-        with self.assertLogs(demand.LOG.logger, 'WARNING'):
-            leader.update()
-        totals = self.store.reader.demand()
-        self.assertEqual(2, totals[pub.DEMAND_FLAVORS]['f1'][
-            pub.TURNED_AWAY])
-        self.assertEqual(1, totals[pub.TURNED_AWAY_LOST])
 
 
 class TestBusGone(base.BaseTestCase):
