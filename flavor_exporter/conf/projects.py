@@ -56,9 +56,22 @@ opts = [
     cfg.IntOpt('new_per_client', default=30, min=1,
                help='Projects not asked about yet that one client (an '
                     'authenticated user, else an address) may ask about '
-                    'per minute; more are answered 429. A crowd of '
-                    'made-up ids uses up its own budget, not the '
-                    'worker\'s time for real projects.'),
+                    'per minute, not counting those Keystone listed at '
+                    'the worker\'s last reading (list_interval) nor '
+                    'those the worker has found real since: a share '
+                    'spent on projects still being looked up is a 503 '
+                    'with Retry-After, one spent on unknown projects a '
+                    '429. A crowd of made-up ids uses up its own '
+                    'budget, not the worker\'s time for real projects.'),
+    cfg.IntOpt('list_interval', default=300, min=0,
+               help='Seconds between two readings of Keystone\'s project '
+                    'list (GET /v3/projects, paginated) by the leading '
+                    'worker, in a thread of its own; the projects listed '
+                    'are asked about without counting against '
+                    'new_per_client. 0 never lists them. When the '
+                    'worker\'s credentials may not list projects, every '
+                    'new project counts until the worker finds it real, '
+                    'and /v3/status says so.'),
     cfg.FloatOpt('poll_interval', default=1.0, min=0.1, max=60.0,
                  help='Seconds between two looks of the leading worker '
                       'for projects asked about.'),

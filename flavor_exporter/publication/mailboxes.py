@@ -34,6 +34,18 @@ import json
 
 from flavor_exporter.publication import contract as pub
 
+#: Seconds a client's counters of one minute are kept: past their
+#: minute, and a little, for refunds that come late.
+_COUNTED = 120
+#: Suffixes of a client's counter of one minute: its charges refunded
+#: (found real, or refused), and those found unknown.
+_FOUND = '/found'
+_UNKNOWN = '/unknown'
+#: Whether a leader settles charges.
+_SETTLING = '/settling'
+#: Known ids written in one call: a bounded request to memcached.
+_KNOWN_PER_WRITE = 1000
+
 
 class RefreshRequests:
     """One cloud's request for a refresh now (contract.REFRESH_REQUEST_NAME).
@@ -80,6 +92,14 @@ class ProjectRequests:
     expires (an "asked" entry added, not set: one process wins), and a
     client may ask for at most so many new projects a minute: a crowd of
     made-up ids costs each client its own budget, never another's.
+
+    Real projects do not pay for made-up ids (SETTLED): an id the leader
+    listed as known (note_known, from Keystone) is asked for free; any
+    other is charged, and the leader refunds the charge once it finds
+    the project real (settle). A client's budget thus bounds the ids it
+    asked about this minute that are unknown or not looked up yet: a
+    burst of random ids still stops at the budget, while a portal's
+    first questions about its projects cost it nothing.
     """
 
     SLOTS = 4096
@@ -101,10 +121,17 @@ class ProjectRequests:
     ASKED = 'asked'
     PENDING = 'pending'
     REFUSED = 'refused'
+    #: Over the budget, but some of the client's charges are still being
+    #: looked up (and may be refunded): ask again in a few seconds.
+    BUSY = 'busy'
+
+    #: Known ids asked for free, charges settled by the leader; set
+    #: checks (CheckRequests) have neither.
+    SETTLED = True
 
     def ask(self, project_id, ttl, client=None, limit=None, now=None,
             extra=None):
-        """Ask for project_id; ASKED, PENDING (asked already) or REFUSED.
+        """Ask for project_id; ASKED, PENDING (asked already), REFUSED, BUSY.
 
         ttl: seconds until an unanswered request may be asked again.
         client: who asks (a user id, or an address when nobody is
@@ -115,20 +142,82 @@ class ProjectRequests:
         asked = self._asked(project_id)
         if not self._backend.add(asked, b'1', ttl):
             return self.PENDING
-        if client is not None and not self._admit(client, limit, now):
-            self._backend.delete(asked)
-            return self.REFUSED
+        extra = dict(extra or {})
+        if client is not None and not self._free(project_id):
+            outcome, counter = self._charge(client, limit, now)
+            if outcome != self.ASKED:
+                self._backend.delete(asked)
+                return outcome
+            if self.SETTLED:
+                extra[self._charged(project_id)] = counter.encode()
         number = self._backend.incr(self._counter, 0)
-        self._backend.set_many(dict(extra or {}, **{
+        self._backend.set_many(dict(extra, **{
             self._slot(number): project_id.encode()}), ttl)
         return self.ASKED
 
-    def _admit(self, client, limit, now):
-        minute = int(now // 60)
-        key = self._key('%s/client/%s/%d' % (
-            self.NAME, pub.identity(client.encode()),
-            minute))
-        return self._backend.incr(key, 120) <= limit
+    def _free(self, project_id):
+        """Whether the leader listed project_id as known lately."""
+        return self.SETTLED and self._backend.get(
+            self._known(project_id)) is not None
+
+    def _charge(self, client, limit, now):
+        """(ASKED, REFUSED or BUSY; the name of the counter charged)."""
+        counter = '%s/client/%s/%d' % (
+            self.NAME, pub.identity(client.encode()), int(now // 60))
+        if self._backend.incr(self._key(counter), _COUNTED) <= limit:
+            return self.ASKED, counter
+        if not self.SETTLED:
+            return self.REFUSED, counter
+        # Over the budget as charged: the refunds of this minute's
+        # charges may have made room. Read only now: the common case
+        # costs one increment.
+        names = [counter, counter + _FOUND, counter + _UNKNOWN,
+                 self.NAME + _SETTLING]
+        found = self._backend.get_many([self._key(n) for n in names])
+        charged, refunded, unknown = (
+            int(found.get(self._key(n)) or 0) for n in names[:3])
+        if charged - refunded <= limit:
+            return self.ASKED, counter
+        # This refusal is no charge, or the refunds to come could never
+        # bring the client back under its budget this minute.
+        self._backend.incr(self._key(counter + _FOUND), _COUNTED)
+        if self._key(names[3]) in found and unknown < limit:
+            return self.BUSY, counter
+        return self.REFUSED, counter
+
+    def settle(self, project_id, found):
+        """The leader found project_id real (found) or unknown.
+
+        A real one's charge is refunded to the client that asked; an
+        unknown one's stays, and is counted as such (BUSY or REFUSED).
+        """
+        charged = self._charged(project_id)
+        counter = self._backend.get(charged)
+        if counter is None:
+            return  # asked for free, or not by a client
+        self._backend.delete(charged)
+        self._backend.incr(self._key(counter.decode() + (
+            _FOUND if found else _UNKNOWN)), _COUNTED)
+
+    def note_known(self, project_ids, ttl):
+        """Ids the leader knows are real: asked for free for ttl s."""
+        project_ids = list(project_ids)
+        for start in range(0, len(project_ids), _KNOWN_PER_WRITE):
+            self._backend.set_many({
+                self._known(project_id): b'1'
+                for project_id in project_ids[
+                    start:start + _KNOWN_PER_WRITE]}, ttl)
+
+    def note_settling(self, ttl):
+        """A leader settles charges (for ttl s): over budget is BUSY."""
+        self._backend.set_many({self._key(self.NAME + _SETTLING): b'1'},
+                               ttl)
+
+    def _known(self, project_id):
+        return self._key('%s/known/%s' % (self.NAME, project_id))
+
+    def _charged(self, project_id):
+        return self._key('%s/charged/%s' % (self.NAME, project_id))
 
     def since(self, seen):
         """(number of the newest request, [project ids asked after seen]).
@@ -168,6 +257,7 @@ class CheckRequests(ProjectRequests):
     """
 
     NAME = pub.CHECK_REQUESTS_NAME
+    SETTLED = False
 
     def _body(self, check_id):
         return self._key('%s/body/%s' % (self.NAME, check_id))

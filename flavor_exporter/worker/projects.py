@@ -24,6 +24,12 @@ that with the numbers of every refresh, so a project is never recomputed
 because the cloud changed; only a new quota reading, or a new set of
 flavors, makes a new part.
 
+Projects Keystone lists are noted in the cache every [projects]
+list_interval (known_projects.py), so that the API asks about them
+without charging the client's share of new projects; the charge for
+any other id is refunded here once Nova reads its quota (the project is
+real), kept when Nova does not know it.
+
 A project Nova does not know, or whose quota cannot be read (or reads
 without a limit Nova always reports), is published as such: the API
 answers 404 or 502 at once, and the project costs the cloud no call
@@ -44,6 +50,7 @@ from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import projects as project_docs
 from flavor_exporter.publication import render
+from flavor_exporter.worker import known_projects
 from flavor_exporter.worker import quotas
 
 LOG = log.getLogger(__name__)
@@ -142,8 +149,11 @@ class ProjectAnswers:
         # (report, its footprints, the identity of their document)
         self._prints = (None, None, None)
         self._pool = None
+        self._listing = known_projects.KnownProjects(
+            conf, publisher.project_requests, cloud, clock=clock)
         self.status = {'answered': 0, 'unknown': 0, 'unreadable': 0,
-                       'queued': 0, 'reading': None, 'last_error': None}
+                       'queued': 0, 'reading': None, 'last_error': None,
+                       'known_projects': self._listing.status}
 
     def waiting(self):
         """Whether some project is asked about."""
@@ -155,6 +165,7 @@ class ProjectAnswers:
         report = self._refresher.last_report
         if report is None:
             return 0  # no refresh yet: the first one answers them
+        self._listing.tick(self._refresher.client)
         self._take_requests()
         batch = []
         with self._lock:
@@ -198,6 +209,7 @@ class ProjectAnswers:
                     self._publish(project_id, report, quota)
 
     def close(self):
+        self._listing.close()
         if self._pool is not None:
             self._pool.shutdown(wait=False)
 
@@ -235,6 +247,7 @@ class ProjectAnswers:
             if quota is None:
                 return
         self._known[project_id] = [quota, now]
+        self._settle(project_id, True)
         if self._publish(project_id, report, quota):
             self.status['answered'] += 1
             self._answered(project_id)
@@ -245,6 +258,15 @@ class ProjectAnswers:
         except cache.CacheError:
             pass  # the request expires on its own
 
+    def _settle(self, project_id, found):
+        """Refund the asker's charge for a real project; count unknown."""
+        try:
+            self._publisher.project_requests.settle(project_id, found)
+        except cache.CacheError as exc:
+            # The charge stays: the client's minute ends on its own.
+            LOG.debug('Charge of project %s not settled: %s', project_id,
+                      exc)
+
     def _read(self, project_id):
         """The project's quota reading, or None after publishing why not."""
         try:
@@ -252,6 +274,7 @@ class ProjectAnswers:
         except quotas.ProjectUnknown as exc:
             self.status['unknown'] += 1
             self._known.pop(project_id, None)
+            self._settle(project_id, False)
             self._problem(project_id, pub.UNKNOWN_PROJECT, str(exc),
                           self._conf.projects.max_age)
             return None

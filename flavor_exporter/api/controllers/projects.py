@@ -27,6 +27,14 @@ a project never answered waits for the worker, up to [projects] wait,
 and only [projects] max_waiting requests of a process wait at a time:
 the others are a 503 with Retry-After at once, so that a crowd of
 questions about projects never holds the threads other routes need.
+
+A client's questions about projects never answered cost it its share of
+[projects] new_per_client a minute, unless the leading worker listed
+the project as real (Keystone's project list): a portal's projects are
+asked about for free, a burst of made-up ids stops at the share (429),
+and a share spent on projects the worker is still looking up is a 503
+with Retry-After instead, freed as the worker finds them real
+(publication/mailboxes.ProjectRequests).
 """
 
 import math
@@ -52,6 +60,16 @@ class NotReady(errors.ServiceUnavailable):
         super().__init__(
             'The numbers of project %s are being computed; retry in %d '
             'seconds.' % (project_id, retry_after), retry_after)
+
+
+class Busy(errors.ServiceUnavailable):
+    """The client's share is spent on projects being looked up."""
+
+    def __init__(self, project_id, retry_after):
+        super().__init__(
+            'The projects you asked about are being looked up; ask about '
+            'project %s again in %d seconds.' % (project_id, retry_after),
+            retry_after)
 
 
 def _seconds_until(moment, now):
@@ -83,7 +101,7 @@ class ProjectDocuments:
         client: who asks (for its share of new questions); footprints:
         the identity of the generation's pub.FOOTPRINTS, which the part
         must have been made for. Raises errors.NotFound, BadGateway,
-        TooManyRequests, NotReady, or reader.CacheError.
+        TooManyRequests, NotReady, Busy, or reader.CacheError.
         """
         answer = self._answer(project_id, client, footprints)
         if answer is None:
@@ -132,6 +150,8 @@ class ProjectDocuments:
             raise errors.TooManyRequests(
                 'You asked about more than %d new projects this minute; '
                 'retry in a minute.' % self._conf.new_per_client, 60)
+        if asked == self._requests.BUSY:
+            raise Busy(project_id, self._conf.retry_after)
 
 
 def _project(request, project_id):

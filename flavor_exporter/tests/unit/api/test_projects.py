@@ -198,6 +198,35 @@ class TestServed(base.ApiTestCase):
         # A known project is served whoever asks.
         self.app.get('/v3/projects/p1/flavors/')
 
+    def test_projects_keystone_lists_cost_no_share(self):
+        self.flags(group='projects', new_per_client=3)
+        self._app = None
+        listed = ['k%02d' % i for i in range(20)]
+        self.store.project_requests.note_known(listed, 900)
+        for project_id in listed:
+            self.app.get('/v3/projects/%s/flavors/' % project_id,
+                         status=503)
+        self.assertEqual(listed, self.store.project_requests.since(0)[1])
+        # The share is whole for ids Keystone did not list.
+        for i in range(3):
+            self.app.get('/v3/projects/n%d/flavors/' % i, status=503)
+        self.app.get('/v3/projects/n9/flavors/', status=429)
+
+    def test_a_share_spent_on_projects_being_looked_up(self):
+        # A leader settles charges: past the share, ask again soon.
+        self.flags(group='projects', new_per_client=3)
+        self._app = None
+        self.store.project_requests.note_settling(30)
+        for i in range(3):
+            self.app.get('/v3/projects/n%d/flavors/' % i, status=503)
+        response = self.app.get('/v3/projects/n9/flavors/', status=503)
+        self.assertJsonError(response, 503, 'being looked up')
+        self.assertEqual('2', response.headers['Retry-After'])
+        self.assertNotIn('n9', self.store.project_requests.since(0)[1])
+        self.store.project_requests.settle('n0', True)
+        self.app.get('/v3/projects/n9/flavors/', status=503)
+        self.assertIn('n9', self.store.project_requests.since(0)[1])
+
     def test_a_trailing_newline_is_not_a_project_id(self):
         self.assertJsonError(self.app.get('/v3/projects/p1%0A/flavors/',
                                           status=400), 400)

@@ -75,6 +75,8 @@ class TestAnswers(base.TestCase):
 
     def setUp(self):
         super().setUp()
+        # Keystone's project list: test_known_projects.py.
+        self.flags(group='projects', list_interval=0)
         self.store = publisher.Publisher.from_conf(
             self.conf, backend=cache.MemoryBackend())
         self.refresher = Refresher()
@@ -204,7 +206,11 @@ class TestAnswers(base.TestCase):
         self.answers.answer()
         self.assertEqual(61, len(self.refresher.client.calls))
         self.assertEqual({'answered': 1, 'unknown': 60, 'unreadable': 0,
-                          'queued': 0, 'reading': None, 'last_error': None},
+                          'queued': 0, 'reading': None, 'last_error': None,
+                          'known_projects': {
+                              'mode': 'off', 'listed': None,
+                              'listed_at': None, 'seconds': None,
+                              'complete': None, 'last_error': None}},
                          self.store.reader.project_status())
 
     def test_a_reading_that_hangs_is_in_the_status(self):
