@@ -68,10 +68,10 @@ def check(conf):
         try:
             basic_auth.check_user_file(path)
         except ValueError as exc:
+            # The reason names the line and the user of a bad entry.
             raise exceptions.InvalidOption(_(
-                '[DEFAULT] http_basic_auth_user_file %(path)s: %(reason)s; '
-                'create it with htpasswd -B -c %(path)s USER') % {
-                    'path': path, 'reason': exc}) from None
+                '[DEFAULT] http_basic_auth_user_file %(path)s: %(reason)s'
+            ) % {'path': path, 'reason': exc}) from None
 
 
 def _keystone_set(conf):
@@ -132,7 +132,8 @@ def authenticated(app, conf):
     """app behind the authentication of conf (not noauth)."""
     basic = None
     if conf.http_basic_auth_user_file:
-        basic = basic_auth.BasicAuth(app, conf.http_basic_auth_user_file)
+        basic = basic_auth.BasicAuth(app, conf.http_basic_auth_user_file,
+                                     threads=conf.api.threads)
     if conf.auth_strategy == 'http_basic':
         return basic
     # Imported here: it costs a quarter of a second per API process, for

@@ -191,9 +191,8 @@ class TestHttpBasic(HttpBasicTestCase):
         self.assertIn(b'flavor_exporter_flavor_available', response.body)
 
     def test_bcrypt_once_while_the_file_is_unchanged(self):
-        with mock.patch.object(basic_auth.basic_auth, 'authenticate',
-                               wraps=basic_auth.basic_auth.authenticate
-                               ) as checked:
+        with mock.patch.object(basic_auth.bcrypt, 'checkpw',
+                               wraps=basic_auth.bcrypt.checkpw) as checked:
             for _ in range(5):
                 self.app.get('/v2/flavors/',
                              headers=basic('portal', 'secret'))
@@ -243,7 +242,7 @@ class TestCheck(HttpBasicTestCase):
         self.flags(http_basic_auth_user_file=self.user_file)
         error = self.assertRaises(exceptions.InvalidOption, auth.check,
                                   self.conf)
-        self.assertIn('Only bcrypt', str(error))
+        self.assertIn('line 1 (user portal): only bcrypt entries', str(error))
 
 
 class TestKeystoneAndBasic(HttpBasicTestCase):
