@@ -129,7 +129,8 @@ def setup_app(conf=None, backend=None):
     by default the one [document_cache] describes.
     """
     conf = conf or config.CONF
-    app = request_body.RequestBody(make_pecan_app(conf, backend))
+    app = request_body.RequestBody(make_pecan_app(conf, backend),
+                                   conf.api.body_timeout, conf.api.threads)
     app = request_limits.RequestLimits(auth.authenticating(app, conf))
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)

@@ -44,6 +44,12 @@ NOT_JSON = ('The body is not JSON: send {"servers": [{"flavor": id or name, '
             '"count": N}, ...]}.')
 #: What a body of another type than JSON is told (%s: the type).
 NOT_JSON_TYPE = 'Send the check as application/json, not %s.'
+#: The deepest a body may nest arrays and objects: a check nests 4 deep.
+#: Deeper bodies are refused before they are decoded, which Python's
+#: json module does by recursion (a RecursionError at ~1,000).
+MAX_DEPTH = 32
+TOO_DEEP = ('The body nests arrays and objects more than %d levels deep; '
+            'a check nests 4.' % MAX_DEPTH)
 SERVERS = 'servers'
 FLAVOR = 'flavor'
 COUNT = 'count'
