@@ -19,11 +19,13 @@ the dispatcher. Real tokens are tested in
 tests/functional/test_keystone_auth.py.
 """
 
+import logging
 import os
 from unittest import mock
 
 import fixtures
 from oslo_policy import generator
+from oslo_policy import opts as policy_opts
 from oslo_policy import policy as oslo_policy
 import webtest
 
@@ -300,3 +302,134 @@ class TestRememberedDecisions(test_base.TestCase):
         self.oslo.enforce.side_effect = oslo_policy.InvalidScope(
             'r', ['system'], 'project')
         self.assertFalse(self.decisions.enforce('r', {}, {'roles': []}))
+
+
+class TestPolicyFiles(test_base.TestCase):
+    """A policy file that cannot be used: refused at start, kept running."""
+
+    MEMBER = {'roles': ['member'], 'project_id': 'p1'}
+
+    def setUp(self):
+        super().setUp()
+        self.path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                                 'policy.yaml')
+        self.write('"capacity:status:get": "role:admin"\n')
+        policy_opts.set_defaults(self.conf)
+        self.flags(group='oslo_policy', policy_file=self.path)
+        self.flags(auth_strategy='keystone')
+        self.log = self.useFixture(fixtures.FakeLogger(
+            name='flavor_exporter.api.policy', level=logging.INFO))
+
+    def write(self, text):
+        with open(self.path, 'w') as f:
+            f.write(text)
+        # Another mtime, whatever the file system's resolution.
+        later = os.stat(self.path).st_mtime + 10 * (
+            getattr(self, 'writes', 0) + 1)
+        self.writes = getattr(self, 'writes', 0) + 1
+        os.utime(self.path, (later, later))
+
+    def refused(self):
+        error = self.assertRaises(policy.PolicyFileError,
+                                  policy.check_policy_file, self.conf)
+        self.assertNotIn('\n', str(error))
+        self.assertIn(self.path, str(error))
+        return str(error)
+
+    def test_a_file_that_does_not_parse_is_refused_at_start(self):
+        self.write('"capacity:status:get": [role:admin\n')
+        self.assertIn('cannot be read as rules: while parsing a flow '
+                      'sequence', self.refused())
+
+    def test_a_file_that_is_not_rules_is_refused_at_start(self):
+        self.write('- role:admin\n- role:reader\n')
+        self.assertIn('cannot be read as rules', self.refused())
+
+    def test_a_rule_that_does_not_parse_is_refused_at_start(self):
+        self.write('"capacity:status:get": "role:admin or ("\n')
+        self.assertIn('the rule "role:admin or (" cannot be parsed',
+                      self.refused())
+        # Said once, by the refusal: not a traceback in the log too.
+        self.assertNotIn('Traceback', self.log.output)
+
+    def test_a_good_file_starts(self):
+        policy.check_policy_file(self.conf)
+
+    def enforcer(self):
+        """make_enforcer's, on a clock of the test's."""
+        self.now = 0.0
+        enforcer = policy.make_enforcer(self.conf)._enforcer
+        return policy.RememberedDecisions(
+            enforcer, clock=lambda: self.now,
+            reload=policy.LastGoodRules(enforcer).reload)
+
+    def ask(self, decisions):
+        self.now += policy.RememberedDecisions.KEEP
+        return decisions.enforce('capacity:status:get', {}, self.MEMBER)
+
+    def test_a_file_that_breaks_keeps_the_last_good_rules(self):
+        decisions = self.enforcer()
+        self.assertFalse(self.ask(decisions))
+        self.write('"capacity:status:get": [@\n')
+        for _ in range(3):
+            self.assertFalse(self.ask(decisions))
+        warnings = [line for line in self.log.output.splitlines()
+                    if 'stay in force' in line]
+        self.assertEqual(1, len(warnings), self.log.output)
+        self.assertIn('Policy file %s cannot be read as rules' % self.path,
+                      warnings[0])
+        # Fixed: the new rules, and a line saying so.
+        self.write('"capacity:status:get": "@"\n')
+        self.assertTrue(self.ask(decisions))
+        self.assertIn('read again', self.log.output)
+
+    def test_a_rule_that_breaks_keeps_the_last_good_rules(self):
+        decisions = self.enforcer()
+        self.write('"capacity:status:get": "@"\n')
+        self.assertTrue(self.ask(decisions))
+        self.write('"capacity:status:get": "@ or ("\n')
+        self.assertTrue(self.ask(decisions))
+        self.assertTrue(self.ask(decisions))
+        self.assertEqual(1, self.log.output.count('stay in force'))
+        self.assertIn('the rule "@ or (" cannot be parsed', self.log.output)
+
+    def test_a_file_removed_keeps_the_last_good_rules(self):
+        decisions = self.enforcer()
+        os.unlink(self.path)
+        self.assertFalse(self.ask(decisions))
+        self.assertFalse(self.ask(decisions))
+        self.assertEqual(1, self.log.output.count('stay in force'))
+
+
+class TestPolicyFileBreaksWhileServing(PolicyTestCase):
+    """The served API keeps answering by the rules read last."""
+
+    def setUp(self):
+        self.path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                                 'policy.yaml')
+        with open(self.path, 'w') as f:
+            f.write('"capacity:status:get": "@"\n')
+        # Every request reads the files again, as a second later would.
+        self.useFixture(fixtures.MockPatchObject(
+            policy.RememberedDecisions, 'KEEP', 0))
+        self.log = self.useFixture(fixtures.FakeLogger(
+            name='flavor_exporter.api.policy', level=logging.INFO))
+        super().setUp()
+
+    def make(self):
+        policy_opts.set_defaults(self.conf)
+        self.flags(group='oslo_policy', policy_file=self.path)
+        self.api = webtest.TestApp(app.make_pecan_app(self.conf,
+                                                      self.backend))
+
+    def test_no_500_and_one_warning(self):
+        self.make()
+        self.get('/v3/status', MEMBER)
+        with open(self.path, 'w') as f:
+            f.write('"capacity:status:get": [@\n')
+        later = os.stat(self.path).st_mtime + 10
+        os.utime(self.path, (later, later))
+        for _ in range(5):
+            self.get('/v3/status', MEMBER)
+        self.assertEqual(1, self.log.output.count('stay in force'),
+                         self.log.output)
