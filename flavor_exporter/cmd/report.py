@@ -26,6 +26,7 @@ from flavor_exporter._i18n import _
 from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
+from flavor_exporter.common import config_check
 from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures
 from flavor_exporter.publication import checks as check_docs
@@ -348,7 +349,9 @@ def _check(conf):
         raise exceptions.InvalidOption(
             _('--check answers for the set in its file (which names its '
               'project): give it without --gpus and --project'))
-    return refresh.engine_options(conf), chosen_cloud(conf)
+    cloud = chosen_cloud(conf)
+    config_check.check_urls(conf, [cloud.group])
+    return refresh.engine_options(conf), cloud
 
 
 def read_check(conf):

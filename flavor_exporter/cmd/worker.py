@@ -24,6 +24,7 @@ from flavor_exporter._i18n import _
 from flavor_exporter.cmd import start
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
+from flavor_exporter.common import config_check
 from flavor_exporter.publication import publisher
 from flavor_exporter.worker import leadership
 from flavor_exporter.worker import refresh
@@ -59,8 +60,14 @@ def main(argv):
 
 
 def check(conf):
-    """The engine options, once coordination is known to be usable."""
+    """The engine options, once coordination and the URLs are usable.
+
+    Checked here, in the parent: a child that dies of a bad URL is
+    started again by the launcher, a traceback each time, for ever.
+    """
     leadership.check_backend_url(conf)
+    config_check.check_urls(
+        conf, [cloud.group for cloud in clouds.configured(conf)])
     return refresh.engine_options(conf)
 
 

@@ -24,6 +24,12 @@ generated from (conf.opts.SAMPLE_NAMESPACES),
 whatever the command registered, and the options of the keystoneauth plugin
 an auth group names. A section that is none of those and resembles none
 belongs to another program sharing the file: it is left alone.
+
+check_urls() reads the URLs of the services the worker reaches besides
+the cloud's APIs (Nova's message bus, its cell databases) as the worker
+will, so that one it cannot use stops the command at start: found in
+the worker's forked process, it would end the process, and the launcher
+would start it again, and again, a traceback each time.
 """
 
 import difflib
@@ -217,3 +223,97 @@ def check(conf):
         foreign += [(path, s, sections[s]) for s in others]
     invalid_values(conf, where)
     return foreign
+
+
+# Why a URL that splits into parts may still not be read, shown instead
+# of the parser's message, which can quote part of a password.
+_HOST_OR_PORT = _('its host or port cannot be read: a port is a number, '
+                  'and / ? # @ : in a user name or password must be '
+                  'percent-encoded (%2F %3F %23 %40 %3A)')
+
+
+def _where(conf, option, group):
+    return conf.get_location(option, group).detail or _('configuration')
+
+
+def transport_url_problem(conf, url):
+    """Why oslo.messaging cannot use url, or None."""
+    # Imported here: only a worker given a bus needs oslo.messaging.
+    import oslo_messaging
+    try:
+        parsed = oslo_messaging.TransportURL.parse(conf, url)
+    except oslo_messaging.InvalidTransportURL:
+        return _('not a transport URL; write DRIVER://USER:PASSWORD@HOST:'
+                 'PORT/VIRTUAL_HOST (rabbit://... for RabbitMQ), or remove '
+                 'the option to poll alone')
+    except ValueError:
+        return _HOST_OR_PORT
+    drivers = {entry.name: entry for entry in importlib.metadata.entry_points(
+        group='oslo.messaging.drivers')}
+    if parsed.transport not in drivers:
+        return _('oslo.messaging has no %(driver)r driver; use one of '
+                 '%(known)s, or remove the option to poll alone') % {
+                     'driver': parsed.transport,
+                     'known': ', '.join(sorted(drivers))}
+    try:
+        drivers[parsed.transport].load()
+    except ImportError as exc:
+        return _('its driver needs the Python package %s; install it '
+                 'where flavor-exporter runs') % (exc.name or exc)
+    return None
+
+
+def database_url_problem(url):
+    """Why SQLAlchemy cannot use url, or None."""
+    # Imported here: only a worker given cell databases needs it.
+    import sqlalchemy
+    try:
+        parsed = sqlalchemy.engine.make_url(url)
+        dialect = parsed.get_dialect()
+    except sqlalchemy.exc.NoSuchModuleError:
+        return _('SQLAlchemy has no such dialect; Nova\'s databases are '
+                 'mysql+pymysql://USER:PASSWORD@HOST/DATABASE')
+    except sqlalchemy.exc.ArgumentError:
+        return _('not an SQLAlchemy URL; write mysql+pymysql://USER:'
+                 'PASSWORD@HOST/DATABASE')
+    except ValueError:
+        return _HOST_OR_PORT
+    try:
+        # import_dbapi since SQLAlchemy 2.0, dbapi before.
+        (getattr(dialect, 'import_dbapi', None) or dialect.dbapi)()
+    except ImportError as exc:
+        return _('%(driver)s needs the Python package %(module)s; '
+                 'install it where flavor-exporter runs') % {
+                     'module': exc.name or exc,
+                     'driver': parsed.drivername}
+    return None
+
+
+def check_urls(conf, groups):
+    """ConfigMistake for a bus or cell database URL of groups unusable.
+
+    groups: the configuration groups of the clouds the command reads.
+    The message names the file, group and option, never the URL: it
+    holds a password.
+    """
+    for group in groups:
+        url = conf[group].notification_transport_url
+        problem = url and transport_url_problem(conf, url)
+        if problem:
+            raise ConfigMistake(_(
+                '%(file)s: [%(group)s] notification_transport_url: '
+                '%(problem)s') % {
+                    'file': _where(conf, 'notification_transport_url',
+                                   group),
+                    'group': group, 'problem': problem})
+        urls = conf[group].cell_database_connections
+        for number, url in enumerate(urls, 1):
+            problem = database_url_problem(url)
+            if problem:
+                raise ConfigMistake(_(
+                    '%(file)s: [%(group)s] cell_database_connections, '
+                    'URL %(number)d of %(count)d: %(problem)s') % {
+                        'file': _where(conf, 'cell_database_connections',
+                                       group),
+                        'group': group, 'number': number,
+                        'count': len(urls), 'problem': problem})
