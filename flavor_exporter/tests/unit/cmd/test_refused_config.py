@@ -16,7 +16,8 @@
 Each stops the command with one line naming the option and what to do,
 exit status 2, before any process is forked: a server without its port,
 a directory for a file, a value outside an option's choices, a
-coordination URL tooz cannot use, a misspelt or missing policy file.
+coordination URL tooz cannot use, a misspelt, missing or unreadable
+policy file, a bus or cell database URL that cannot be one.
 """
 
 import os
@@ -24,6 +25,7 @@ from unittest import mock
 
 from flavor_exporter.cmd import all as cmd_all
 from flavor_exporter.cmd import api as cmd_api
+from flavor_exporter.cmd import report as cmd_report
 from flavor_exporter.cmd import start
 from flavor_exporter.cmd import worker as cmd_worker
 from flavor_exporter.tests.unit.cmd import test_start
@@ -194,3 +196,112 @@ class TestRefused(test_start.StartTestCase):
         with mock.patch.object(start.port, 'listen'):
             cmd_api.main(['--config-file', path])
         self.serve.assert_called_once()
+
+    def test_policy_file_that_cannot_be_read_as_rules(self):
+        for rules, what in (
+                ('"capacity:status:get": [role:admin\n',
+                 ' cannot be read as rules: while parsing a flow sequence'),
+                ('- role:admin\n', ' cannot be read as rules: '),
+                ('"capacity:status:get": "role:admin or ("\n',
+                 ': the rule "role:admin or (" cannot be parsed')):
+            with open(os.path.join(self.directory, 'custom-policy.yaml'),
+                      'w') as f:
+                f.write(rules)
+            for main, prog in ((cmd_api.main, API),
+                               (cmd_all.main, 'flavor-exporter-all')):
+                self.stderr.seek(0)
+                self.stderr.truncate()
+                self.conf.clear()
+                self.refused(
+                    main, prog, '[DEFAULT]\nauth_strategy = keystone\n'
+                    '[oslo_policy]\npolicy_file = custom-policy.yaml\n',
+                    '[oslo_policy] policy file %s%s' % (os.path.join(
+                        self.directory, 'custom-policy.yaml'), what))
+
+
+class TestUnusableUrls(test_start.StartTestCase):
+    """The worker's bus and cell database URLs, checked in the parent."""
+
+    COMMANDS = ((cmd_worker.main, WORKER, ()),
+                (cmd_worker.main, WORKER, ('--run-once',)),
+                (cmd_all.main, 'flavor-exporter-all', ()),
+                (cmd_report.main, 'flavor-exporter-report', ()))
+
+    def refused_everywhere(self, text, what, commands=COMMANDS):
+        for main, prog, argv in commands:
+            self.stderr.seek(0)
+            self.stderr.truncate()
+            self.conf.clear()
+            path = self.config_file(text)
+            with mock.patch('flavor_exporter.worker.refresh.Refresher') as \
+                    made, mock.patch.object(start.port, 'listen'):
+                status = main(['--config-file', path, *argv])
+            self.assertRefused(prog, status, what)
+            made.assert_not_called()
+            self.stderr.seek(0)
+            line = self.stderr.read()
+            self.assertIn('%s: %s: ' % (prog, path), line)
+            self.assertNotIn('s3cret', line)
+
+    def test_every_command_checks_them(self):
+        self.refused_everywhere(
+            '[openstack]\nnotification_transport_url = rabbit//fe:s3cret@'
+            'rabbit:5672/\n[DEFAULT]\n', '[openstack] '
+            'notification_transport_url: not a transport URL')
+        self.refused_everywhere(
+            '[openstack]\ncell_database_connections = '
+            'mysql+pymysql//fe:s3cret@db/nova_cell1\n', '[openstack] '
+            'cell_database_connections, URL 1 of 1: not an SQLAlchemy URL')
+
+    def test_transport_urls(self):
+        for url, what in (
+                ('rabbit//fe:s3cret@rabbit:5672/',
+                 'notification_transport_url: not a transport URL; write '
+                 'DRIVER://USER:PASSWORD@HOST:PORT/VIRTUAL_HOST'),
+                ('rabbit://fe:s3cret@rabbit:port/',
+                 'notification_transport_url: its host or port cannot be '
+                 'read'),
+                # A / in the password ends the host part: the rest would
+                # be read as the port, and quoted.
+                ('rabbit://fe:s3/cret@rabbit:5672/',
+                 'notification_transport_url: its host or port cannot be '
+                 'read: a port is a number, and / ? # @ : in a user name '
+                 'or password must be percent-encoded'),
+                ('rabbitmq://fe:s3cret@rabbit:5672/',
+                 "notification_transport_url: oslo.messaging has no "
+                 "'rabbitmq' driver; use one of ")):
+            self.refused_everywhere(
+                '[openstack]\nnotification_transport_url = %s\n' % url,
+                '[openstack] ' + what, self.COMMANDS[:1])
+
+    def test_cell_database_urls(self):
+        for url, what in (
+                ('mysql+pymysql//fe:s3cret@db/nova_cell1',
+                 'not an SQLAlchemy URL'),
+                ('mysql+pymysql://fe:s3cret@db:port/nova_cell1',
+                 'its host or port cannot be read'),
+                ('mysq+pymysql://fe:s3cret@db/nova_cell1',
+                 'SQLAlchemy has no such dialect'),
+                ('mysql+mysqldb://fe:s3cret@db/nova_cell1',
+                 'mysql+mysqldb needs the Python package MySQLdb')):
+            self.refused_everywhere(
+                '[openstack]\ncell_database_connections = '
+                'sqlite:///cell1.sqlite,%s\n' % url,
+                '[openstack] cell_database_connections, URL 2 of 2: '
+                + what, self.COMMANDS[:1])
+
+    def test_a_cloud_s_group_is_checked(self):
+        self.refused_everywhere(
+            '[DEFAULT]\nclouds = one\n[cloud:one]\n'
+            'notification_transport_url = bogus://h/\n',
+            "[cloud:one] notification_transport_url: oslo.messaging has "
+            "no 'bogus' driver", self.COMMANDS[:1])
+
+    def test_urls_accepted(self):
+        path = self.config_file(
+            '[openstack]\nnotification_transport_url = '
+            'rabbit://fe:s3cret@rabbit:5672/\n'
+            'cell_database_connections = mysql+pymysql://fe:s3cret@db/'
+            'nova_cell1,sqlite:///cell1.sqlite\n')
+        cmd_worker.main(['--config-file', path])
+        self.launcher.assert_called_once()
