@@ -44,9 +44,11 @@ PROJECTS_KEPT = 10
 # number and writing it; empty for longer, it expired: lost.
 EMPTY_SLOT_WAIT = 10
 # A failure of an id the flavor list lacks, heard after the list was
-# read, may be of a flavor created since: it waits for the next refresh
-# (its claims' release asks for one) at most this long.
+# read, may be of a flavor created since: it waits for a refresh that
+# reads the flavors again (asked for once per list) at most this long.
 NEW_FLAVOR_WAIT = 300
+# How long the flavor list's re-read stays asked for (as a listener's).
+ASKED_TTL = 3600
 
 
 def empty():
@@ -154,6 +156,7 @@ class Demand:
         self._totals = None
         self._folded = None  # the report the totals were folded with
         self._empty = None  # (slot number, since when it is empty)
+        self._asked = None  # the report whose flavor list we doubted
 
     def update(self):
         """Add the failures heard since the last look; publish if any."""
@@ -171,11 +174,11 @@ class Demand:
         if self._folded is not report:
             changed = fold(self._totals, flavors)
             self._folded = report
-        changed = self._take(flavors, listed_at) or changed
+        changed = self._take(flavors, listed_at, report) or changed
         if changed:
             self._publisher.write_demand(self._totals)
 
-    def _take(self, flavors, listed_at):
+    def _take(self, flavors, listed_at, report):
         """Count the failures after seen that can be counted now."""
         seen = self._totals[pub.TURNED_AWAY_SEEN]
         newest, slots, lost = self._publisher.turned_away.since(seen)
@@ -191,6 +194,7 @@ class Demand:
                 lost += 1
             elif (failure[0] not in flavors and failure[3] >= listed_at
                   and self._wall_clock() - failure[3] < NEW_FLAVOR_WAIT):
+                self._read_flavors_again(report)
                 break  # the next refresh's list may have it
             else:
                 counted.append(failure)
@@ -203,6 +207,18 @@ class Demand:
                         self._log_prefix, lost,
                         self._publisher.turned_away.SLOTS)
         return bool(counted or lost or taken != seen)
+
+    def _read_flavors_again(self, report):
+        """Have the next refresh read the flavors, once per flavor list.
+
+        Nova announces new flavors in its versioned notifications only,
+        and a refresh for a failure's usages reads no flavors. A flood of
+        made-up ids costs one flavor listing per refresh at most.
+        """
+        if self._asked is not report:
+            self._asked = report
+            self._publisher.changes.note(('flavors',), self._wall_clock(),
+                                         ASKED_TTL)
 
     def _still_writing(self, number):
         """Whether an empty slot may still be written: wait for it."""

@@ -22,14 +22,21 @@ says it in a line or two. tools/bench/notifications.py sends the full
 20,000.
 """
 
+import threading
 import uuid
 
 from oslo_config import cfg
 import oslo_messaging
 
+from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import publisher
+from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import test_notifications
 from flavor_exporter.worker import demand
+from flavor_exporter.worker import notifications
+from flavor_exporter.worker import nova_events
+from testcloud import loopback
 from testcloud import oracle
 
 # Enough for batches to run in parallel and queue on the bus, few enough
@@ -38,6 +45,8 @@ BURST = 5000
 MADE_UP = 300
 FORGED = 20
 MALFORMED = 200
+# Per thread of TestPool: enough for 64 threads to overlap.
+BATCHES = 20
 
 
 def _obj(name, data):
@@ -156,3 +165,35 @@ class TestFlood(test_notifications.NotificationsTestCase):
             self.assertLessEqual(
                 log.lower().count('malformed notifications dropped'), 2,
                 name)
+
+
+class TestPool(base.BaseTestCase):
+    """The listener's batches on a real memcached, 64 at once."""
+
+    def test_many_batches_at_once_fit_the_pool(self):
+        memcached = self.useFixture(loopback.MemcachedFixture())
+        backend = cache.MemcachedBackend(memcached.servers, pool_maxsize=16)
+        self.addCleanup(backend.close)
+        store = publisher.Publisher(backend, 'test', 600)
+        endpoint = notifications.Endpoint(
+            store, writers=notifications.writers_for(16))
+        # What oslo.messaging's executor does in a burst: 64 threads.
+        # Unbounded (writers=64), hundreds of these batches fail on the
+        # pool.
+        batch = [{'ctxt': {}, 'event_type': 'instance.create.end',
+                  'payload': {'nova_object.data': {'host': 'h%d' % n}}}
+                 for n in range(notifications.BATCH_SIZE)]
+
+        def batches():
+            for _ in range(BATCHES):
+                endpoint.info(batch)
+        threads = [threading.Thread(target=batches) for _ in range(64)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(0, endpoint.unnoted.total)
+        counters = store.changes.pending({})[0]
+        noted = 64 * BATCHES * notifications.BATCH_SIZE
+        self.assertEqual(noted, counters[nova_events.USAGES])
+        self.assertEqual(noted, counters['hosts'])

@@ -164,8 +164,15 @@ class TestWaits(DemandTestCase):
         # Heard after the list was read (900): maybe created since.
         self.fail(flavor_id='f3', at=1000.0)
         self.fail(flavor_id='f1', at=1001.0)
+        taken = self.store.changes.pending({})[0]
+        self.leader.update()
         self.leader.update()
         self.assertEqual(0, self.counted())
+        # The next refresh reads the flavors (legacy notifications do not
+        # announce new ones), asked for once.
+        counters, _, changed, _ = self.store.changes.pending(taken)
+        self.assertEqual({'flavors'}, changed)
+        self.assertEqual(1, counters['flavors'] - taken.get('flavors', 0))
         self.report = report({'f1': 'a', 'f3': 'new'}, collected_at=1002.0)
         self.leader.update()
         self.assertEqual({'f1': 1, 'f3': 1}, {
