@@ -157,26 +157,32 @@ def _count(value, least=0):
 
     The engine divides by page sizes and orders CPU ids: a zero page
     size or a CPU id that is text would fail the count of every host,
-    not this one's.
+    not this one's. least None: any whole number (usage, which the
+    resource tracker may leave below 0 for a while).
     """
     if isinstance(value, float) and not value.is_integer():
         raise ValueError(_('%r is not a whole number') % value)
     number = int(value)
-    if number < least:
+    if least is not None and number < least:
         raise ValueError(_('%(value)r is less than %(least)d') % {
             'value': value, 'least': least})
     return number
 
 
 def _cpus(values):
-    return frozenset(_count(cpu) for cpu in values or ())
+    cpus = frozenset(values or ())
+    # What Nova writes, checked at the cost of a type test per CPU.
+    if all(type(cpu) is int and cpu >= 0 for cpu in cpus):
+        return cpus
+    return frozenset(_count(cpu) for cpu in values)
 
 
 def _cell(primitive):
     data = _data(primitive, 'NUMACell')
     pages = tuple(numa_fit.Pages(
         _count(page['size_kb'], 1), _count(page['total']),
-        _count(page.get('used', 0)), _count(page.get('reserved', 0)))
+        _count(page.get('used', 0), None),
+        _count(page.get('reserved', 0), None))
         for page in map(lambda p: _data(p, 'NUMAPagesTopology'),
                         data.get('mempages') or ()))
     # Built from the stored lists in their order, as Nova builds its sets:
@@ -185,8 +191,8 @@ def _cell(primitive):
         id=_count(data['id']), cpuset=_cpus(data.get('cpuset')),
         pcpuset=_cpus(data.get('pcpuset')),
         memory=_count(data['memory']),
-        cpu_usage=_count(data.get('cpu_usage', 0)),
-        memory_usage=_count(data.get('memory_usage', 0)),
+        cpu_usage=_count(data.get('cpu_usage', 0), None),
+        memory_usage=_count(data.get('memory_usage', 0), None),
         pinned=_cpus(data.get('pinned_cpus')),
         siblings=tuple(_cpus(s) for s in data.get('siblings') or ()),
         pages=pages)
