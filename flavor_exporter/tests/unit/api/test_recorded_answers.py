@@ -377,6 +377,13 @@ def normalise(exchange, status, headers, body):
             'body': recorded_body(body)}
 
 
+def _described(answer):
+    """An /openapi.json answer with its body and length left aside."""
+    return dict(answer, body=None, headers=[
+        header for header in answer['headers']
+        if header[0] != 'content-length'])
+
+
 def recorded_body(body):
     """Bytes as the recording holds them: text, base64, or a digest."""
     if len(body) > BIG_BODY:
@@ -570,6 +577,12 @@ class RecordedAnswersTestCase(base.ApiTestCase):
                 continue
             got = {k: answer[k] for k in ('status', 'headers', 'body')}
             want = {k: expected[k] for k in ('status', 'headers', 'body')}
+            if answer['request']['path'].rstrip('/') == '/openapi.json':
+                # The API's description grows with the API (a status a
+                # new limit answers, say): its body is the package's
+                # openapi.json (test_openapi checks that document), the
+                # rest of the answer is compared as recorded.
+                got, want = _described(got), _described(want)
             if got != want:
                 failures.append(_describe(name, want, got))
         if failures:
