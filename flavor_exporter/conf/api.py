@@ -64,16 +64,17 @@ opts = [
                       'API.'),
     cfg.FloatOpt('body_timeout', default=10.0, min=0.1, max=300.0,
                  help='Seconds a client has to send the body of a request '
-                      '(POST /v3/checks), counted from when its head has '
-                      'arrived. A body not whole by then is answered 408 '
-                      'and the connection closed. A body that has not '
-                      'arrived with its head waits only while the process '
-                      'has a thread to spare: at most [api] threads - 1 '
-                      'requests wait for their bodies at once, one per '
-                      'client address, and others are answered 503 with '
-                      'Retry-After, so that slow or stalled clients never '
-                      'hold the threads others need (with [api] threads = '
-                      '1, a body must come with its head).'),
+                      '(POST /v3/checks) under uWSGI or mod_wsgi: a body '
+                      'not whole by then is answered 408 and the '
+                      'connection closed (each wait is also bounded by '
+                      'the server: uWSGI socket-timeout, Apache '
+                      'RequestReadTimeout). flavor-exporter-api (granian) '
+                      'cannot end a read: there at most [api] threads - 1 '
+                      'requests read bodies at once, one per client '
+                      'address, and the others are answered 503 with '
+                      'Retry-After (this many seconds) without reading '
+                      'theirs, so that slow or stalled clients never hold '
+                      'the threads others need.'),
     cfg.FloatOpt('keepalive_timeout', default=75.0, min=0.1,
                  deprecated_for_removal=True,
                  deprecated_since='2026.2',

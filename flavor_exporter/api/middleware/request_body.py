@@ -31,13 +31,15 @@ read (Pecan's REST routing does), never meets a form: the routes take
 JSON only, and a form's type is kept apart (content_type()) for the
 route that refuses it.
 
-A body is read within ``[api] body_timeout`` without holding the threads
-other clients need (body_reader.py): one that does not arrive in time is
-answered 408 here, one no thread may wait for now 503 with Retry-After,
-both with ``Connection: close``. A JSON body (or one of no type, which
-the route reads as JSON) that nests arrays and objects deeper than
-checks.MAX_DEPTH is refused (400) before anything decodes it: Python's
-json module recurses, and Pecan decodes JSON bodies while it routes.
+A body is read without holding the threads other clients need, within
+``[api] body_timeout`` where the server lets a read end (body_reader.py):
+one that does not arrive in time is answered 408 here, one no thread may
+read now 503 with Retry-After, both with ``Connection: close``.
+
+A JSON body (or one of no type, which the route reads as JSON) that
+nests arrays and objects deeper than checks.MAX_DEPTH is refused (400)
+before anything decodes it: Python's json module recurses, and Pecan
+decodes JSON bodies while it routes.
 """
 
 import io
@@ -103,8 +105,8 @@ class RequestBody:
             except body_reader.Busy as busy:
                 return errors.answer(
                     environ, start_response, 503,
-                    'Other clients\' bodies are arriving slowly; send the '
-                    'body with the request, or retry in %d seconds.'
+                    'Other clients\' bodies are arriving slowly; retry in '
+                    '%d seconds.'
                     % busy.retry_after,
                     [('Retry-After', str(busy.retry_after)),
                      ('Connection', 'close')])

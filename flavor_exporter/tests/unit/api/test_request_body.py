@@ -36,18 +36,21 @@ class Stalled:
     def __init__(self, data=b''):
         self.data = data
         self.more = threading.Event()
+        self.reading = threading.Event()
 
     def read(self, size=None):
+        self.reading.set()
         self.more.wait(30)
         return self.data
 
 
-class TestReaderThreads(base.BaseTestCase):
+class TestUnboundedReads(base.BaseTestCase):
+    """granian's wsgi.input: only spare threads start a read."""
 
     def setUp(self):
         super().setUp()
-        self.reader = body_reader.BodyReader(0.3, threads=2,
-                                             aside=lambda source: True)
+        self.reader = body_reader.BodyReader(
+            0.3, threads=2, unbounded=lambda source: True)
         self.stalled = []
         self.addCleanup(self._release)
 
@@ -60,77 +63,57 @@ class TestReaderThreads(base.BaseTestCase):
             self.stalled.append(source)
         return {'wsgi.input': source, 'REMOTE_ADDR': address}
 
+    def stall(self, address):
+        """A thread reading a stalled body of address; (thread, source)."""
+        source = Stalled(b'late')
+        thread = threading.Thread(target=self.reader.read, args=(
+            self.environ(source, address), 10))
+        thread.start()
+        self.assertTrue(source.reading.wait(30))
+        return thread, source
+
     def test_a_body_that_is_there(self):
         self.assertEqual(b'{"a": 1}', self.reader.read(
             self.environ(io.BytesIO(b'{"a": 1}')), 8))
 
-    def test_a_stalled_body_times_out(self):
-        self.assertRaises(body_reader.TimedOut, self.reader.read,
-                          self.environ(Stalled()), 60000)
-
-    def test_a_body_that_comes_late_but_in_time(self):
-        source = Stalled(b'late')
-        threading.Timer(0.1, source.more.set).start()
-        self.assertEqual(b'late', self.reader.read(self.environ(source), 4))
-
-    def test_one_thread_is_never_given_to_slow_bodies(self):
-        # [api] threads = 2: one request waits for its body; a second,
-        # from another client, is told to retry instead of taking the
-        # last thread.
-        first = Stalled()
-        waiting = threading.Thread(target=self._read_ignoring,
-                                   args=(self.environ(first),))
-        waiting.start()
-        self._until(lambda: self.reader._waiting)
-        busy = self.assertRaises(body_reader.Busy, self.reader.read,
-                                 self.environ(Stalled(), '192.0.2.2'), 10)
-        self.assertEqual(1, busy.retry_after)
-        # A body that is there is read all the same.
+    def test_the_last_thread_never_reads(self):
+        # [api] threads = 2: one request reads a stalled body; another
+        # body, of any client, is refused without being read, so that the
+        # other thread stays free for everyone.
+        thread, source = self.stall('192.0.2.1')
+        for address in ('192.0.2.1', '192.0.2.2'):
+            other = Stalled()
+            busy = self.assertRaises(body_reader.Busy, self.reader.read,
+                                     self.environ(other, address), 10)
+            self.assertEqual(1, busy.retry_after)
+            self.assertFalse(other.reading.is_set())
+        # The client sends the rest: its thread, and the slot, are back.
+        source.more.set()
+        thread.join()
         self.assertEqual(b'x', self.reader.read(
-            self.environ(io.BytesIO(b'x'), '192.0.2.3'), 1))
-        waiting.join()
+            self.environ(io.BytesIO(b'x'), '192.0.2.2'), 1))
 
-    def test_one_thread_waits_nothing(self):
-        reader = body_reader.BodyReader(5, threads=1,
-                                        aside=lambda source: True)
+    def test_one_per_client(self):
+        reader = body_reader.BodyReader(5, threads=4,
+                                        unbounded=lambda source: True)
+        self.reader = reader
+        self.stall('192.0.2.1')
         self.assertRaises(body_reader.Busy, reader.read,
-                          self.environ(Stalled()), 10)
+                          self.environ(Stalled(), '192.0.2.1'), 10)
+        self.stall('192.0.2.2')
 
-    def test_reader_threads_bounded_per_client(self):
-        for _ in range(body_reader.PER_CLIENT_READERS):
-            self.assertRaises(body_reader.TimedOut, self.reader.read,
-                              self.environ(Stalled()), 10)
-        self.assertRaises(body_reader.Busy, self.reader.read,
-                          self.environ(Stalled()), 10)
-        # Another client still has its own.
-        self.assertRaises(body_reader.TimedOut, self.reader.read,
-                          self.environ(Stalled(), '192.0.2.9'), 10)
-        # A client whose connection went gets its readers back.
-        self._release()
-        self._until(lambda: '192.0.2.1' not in self.reader._readers)
-        self.assertEqual(b'x', self.reader.read(
+    def test_one_thread_reads_all_the_same(self):
+        reader = body_reader.BodyReader(5, threads=1,
+                                        unbounded=lambda source: True)
+        self.assertEqual(b'x', reader.read(
             self.environ(io.BytesIO(b'x')), 1))
-
-    def _read_ignoring(self, environ):
-        try:
-            self.reader.read(environ, 10)
-        except body_reader.TimedOut:
-            pass
-
-    @staticmethod
-    def _until(condition):
-        event = threading.Event()
-        for _ in range(500):
-            if condition():
-                return
-            event.wait(0.01)
-        raise AssertionError('never happened')
 
 
 class TestInPlace(base.BaseTestCase):
     """uWSGI's, mod_wsgi's, webtest's wsgi.input: read a piece at a time."""
 
     def test_pieces_and_deadline(self):
+        # uWSGI: read within [api] body_timeout or 408.
         now = [0.0]
 
         class Trickle(io.BytesIO):
