@@ -20,7 +20,7 @@ interrupt. Nor can a read be left to another thread: once the
 application returns, granian 2.8 takes the body's lock while it holds the
 GIL (wsgi/callbacks.rs, ``body_stream.blocking_lock()``), so a read still
 waiting in any thread stops the whole process until the client sends or
-goes (measured: doc/source/admin/deployment.rst). A body that no thread
+goes (measured: doc/source/admin/ha.rst). A body that no thread
 started to read is dropped at once, and its connection closed.
 
 So under granian the bound is per client, not per read: a request

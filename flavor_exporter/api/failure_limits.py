@@ -17,7 +17,7 @@ A leaky bucket per key: ``burst`` failures at once, then one more every
 60 / ``per_minute`` seconds. An attempt is charged before it is verified
 and refunded when it succeeds, so that many attempts at once cannot all
 pass before the first failure is counted. Kept in the process: each API
-process limits on its own (doc/source/admin/authentication.rst).
+process limits on its own (doc/source/admin/policy.rst).
 """
 
 import math

@@ -17,8 +17,8 @@ Slow bodies (the head of POST /v3/checks with Content-Length 60000 and
 10 bytes of body) while a valid client is answered; bodies nested too
 deep; HTTP Basic with real bcrypt files: one 401 for unknown users, wrong
 and over-long passwords, guessing limited, bad entries refused at start.
-No timings are asserted (doc/source/admin/authentication.rst and
-deployment.rst have the measurements); bounds are generous.
+No timings are asserted (doc/source/admin/policy.rst and ha.rst have the
+measurements); bounds are generous.
 """
 
 import base64
