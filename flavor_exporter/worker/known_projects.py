@@ -101,6 +101,7 @@ class KnownProjects:
         self._running = None
         self._pool = None
         self._refused = False
+        self._last_failure = None
         self.status = {'mode': OFF if not conf.projects.list_interval
                        else FOUND, 'listed': None, 'listed_at': None,
                        'seconds': None, 'complete': None,
@@ -141,12 +142,14 @@ class KnownProjects:
             self._requests.note_known(
                 ids, KEPT_FOR * self._conf.projects.list_interval)
         except openstack.CloudError as exc:
-            self._failed(exc, exc.status in (401, 403))
+            # 404: a cloud with no Keystone to list (noauth), a mode too.
+            self._failed(exc, exc.status in (401, 403, 404))
             return
         except Exception as exc:
             self._failed(exc, False)
             return
         self._refused = False
+        self._last_failure = None
         if self.status['mode'] != LISTED:
             LOG.info('%sKeystone lists %d projects: they are asked about '
                      'without counting against [projects] new_per_client',
@@ -171,8 +174,11 @@ class KnownProjects:
             self._refused = True
             self.status.update(mode=FOUND, listed=None, complete=None)
             return
-        LOG.error('%sKeystone\'s project list unreadable: %s',
-                  self._cloud.log_prefix, reason)
+        if reason != self._last_failure:
+            # Once per reason: the listing is tried every interval.
+            LOG.error('%sKeystone\'s project list unreadable: %s',
+                      self._cloud.log_prefix, reason)
+        self._last_failure = reason
 
     def close(self):
         if self._pool is not None:

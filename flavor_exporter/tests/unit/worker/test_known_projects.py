@@ -186,6 +186,32 @@ class TestKnownProjects(AnswersTestCase):
         self.answers.answer()
         self.assertEqual('asked', self.ask('p9'))
 
+    def test_a_cloud_without_keystone_to_list(self):
+        # noauth clouds, the test cloud: no identity service answers.
+        client = self.client(['p1'])
+        client.failing = openstack.CloudError(
+            'identity GET /projects answered 404: Not Found', status=404)
+        for _ in range(3):
+            self.list_now()
+            self.clock.now += 300
+        self.answers.answer()
+        self.assertEqual('found', self.status()['mode'])
+        self.assertEqual(1, self.log.output.count('may not list'))
+        self.assertNotIn('unreadable', self.log.output)
+
+    def test_a_failing_listing_said_once_per_reason(self):
+        client = self.client(['p1'])
+        client.failing = openstack.CloudError(
+            'identity GET /projects failed: Read timed out')
+        for _ in range(3):
+            self.list_now()
+            self.clock.now += 300
+        self.assertEqual(1, self.log.output.count('unreadable'))
+        client.failing = openstack.CloudError(
+            'identity GET /projects answered 500: oops', status=500)
+        self.list_now()
+        self.assertEqual(2, self.log.output.count('unreadable'))
+
     def test_a_failed_listing_keeps_the_last_ids(self):
         client = self.client(['p1'])
         self.list_now()
