@@ -138,8 +138,11 @@ class TestPortalsFirstDay(test_commands.CommandsTestCase):
         self.assertEqual(before + SHARE, looked_up)
         answered = asker.all(asker.once, made_up)
         self.assertEqual(SHARE, answered.count(404), answered)
-        self.assertEqual({429}, set(asker.all(
-            asker.once, [uuid.uuid4().hex for _ in range(10)])))
+        # More new ids: refused (429), or, once the client's minute is
+        # over (the look-ups above may take that long on a loaded
+        # machine), asked within a new share (503 while looked up).
+        self.assertLessEqual(set(asker.all(
+            asker.once, [uuid.uuid4().hex for _ in range(10)])), {429, 503})
         # A real project asked about before is still served.
         self.assertEqual(200, asker.once(real[0]))
 
