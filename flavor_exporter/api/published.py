@@ -325,6 +325,29 @@ class Published:
             return None
         return self.value(state, generation, pub.UNREADABLE)
 
+    def with_host_rows(self, state, view, held, name, hosts_name, join,
+                       caller):
+        """held (document name) with its per-host rows: a variant.
+
+        hosts_name: the document of the rows; join(document, rows, page):
+        the document with them (contract.with_hosts, with_gpu_hosts);
+        the unreadable hosts named for a caller who may see hosts.
+        """
+        generation = view.generation
+        hosts = self.document(state, generation, hosts_name, required=True)
+        unreadable = self.unreadable_hosts(state, generation, caller)
+
+        def make():
+            document = join(
+                self.value(state, generation, name), self.decoded(hosts),
+                lambda page: self.value(state, generation,
+                                        pub.hosts_page(page)))
+            return pub.encode(marked(document, view.stale, unreadable))
+        # The rows are made of these too: a new version of any is new.
+        variant = ('hosts', hosts.etag, generation.host_index_tags,
+                   view.stale, unreadable_tag(generation, unreadable))
+        return self.variant(held, variant, make)
+
     def flavor_id(self, state, generation, key):
         """The id of the flavor key names, or None."""
         # Ids first: a flavor may be named like another's id. The

@@ -154,20 +154,7 @@ class FlavorsController(base.Resource):
                              required=True)
         if not request.caller.may(policies.HOSTS):
             return base.answer(data.fresh_or_stale(held, view), view)
-        hosts = data.document(state, generation,
-                              pub.v3_flavor_hosts(flavor_id), required=True)
-        unreadable = data.unreadable_hosts(state, generation, request.caller)
-
-        def make():
-            document = pub.with_hosts(
-                data.value(state, generation, pub.v3_flavor(flavor_id)),
-                data.decoded(hosts),
-                lambda page: data.value(state, generation,
-                                        pub.hosts_page(page)))
-            return pub.encode(published.marked(document, view.stale,
-                                               unreadable))
-        # The rows are made of these too: a new version of any is new.
-        variant = ('hosts', hosts.etag, generation.host_index_tags,
-                   view.stale,
-                   published.unreadable_tag(generation, unreadable))
-        return base.answer(data.variant(held, variant, make), view)
+        return base.answer(data.with_host_rows(
+            state, view, held, pub.v3_flavor(flavor_id),
+            pub.v3_flavor_hosts(flavor_id), pub.with_hosts, request.caller),
+            view)

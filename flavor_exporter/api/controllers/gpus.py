@@ -120,18 +120,6 @@ class GpusController(base.Resource):
                                   'lists them.' % gpu_type)
         if not request.caller.may(policies.HOSTS):
             return base.answer(data.fresh_or_stale(held, view), view)
-        hosts = data.document(state, generation, pub.v3_gpu_hosts(gpu_type),
-                              required=True)
-        unreadable = data.unreadable_hosts(state, generation, request.caller)
-
-        def make():
-            document = pub.with_gpu_hosts(
-                data.value(state, generation, name), data.decoded(hosts),
-                lambda page: data.value(state, generation,
-                                        pub.hosts_page(page)))
-            return pub.encode(published.marked(document, view.stale,
-                                               unreadable))
-        variant = ('hosts', hosts.etag, generation.host_index_tags,
-                   view.stale,
-                   published.unreadable_tag(generation, unreadable))
-        return base.answer(data.variant(held, variant, make), view)
+        return base.answer(data.with_host_rows(
+            state, view, held, name, pub.v3_gpu_hosts(gpu_type),
+            pub.with_gpu_hosts, request.caller), view)
