@@ -70,6 +70,10 @@ class Cloud:
         #: controllers.checks.CheckAnswers of the cloud, None when [checks]
         #: enabled is false (app.py).
         self.checks = None
+        #: Other kinds of requests the leading worker answers, by the
+        #: name of their mailbox (contract.WHATIF_REQUESTS_NAME: a
+        #: controllers.checks.WorkerAnswers), set by app.py when enabled.
+        self.answers = {}
         self.on_cold = on_cold
         self._refresh_requests = mailboxes.RefreshRequests(
             reader.backend, reader.key)

@@ -288,6 +288,8 @@ REFRESH_REQUEST_NAME = 'refresh-request'
 PROJECT_REQUESTS_NAME = 'project-requests'
 #: The set checks API processes ask for (mailboxes.CheckRequests).
 CHECK_REQUESTS_NAME = 'check-requests'
+#: The what-ifs API processes ask for (mailboxes.AnswerRequests).
+WHATIF_REQUESTS_NAME = 'whatif-requests'
 
 # What the workers hear of Nova's notifications (worker/notifications.py),
 # for the leading worker (publication/mailboxes.py): a counter per part

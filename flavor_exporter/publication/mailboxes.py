@@ -22,7 +22,8 @@ look (state lives in the cache, not in a process):
 - RefreshRequests: publish now, because the cache is cold ([api]
   compute_on_miss) or lost parts of the current generation;
 - ProjectRequests: compute these projects' documents;
-- CheckRequests: answer these set checks;
+- CheckRequests: answer these set checks; AnswerRequests: the same
+  path for the other kinds the worker answers (what-if, ...);
 - Changes: Nova announced a change; read these parts of the cloud again;
 - TurnedAway: Nova placed these requests nowhere (NoValidHost).
 
@@ -248,41 +249,56 @@ class ProjectRequests:
         self._backend.delete(self._asked(project_id))
 
 
-class CheckRequests(ProjectRequests):
-    """The set checks API processes ask the worker for.
+class AnswerRequests(ProjectRequests):
+    """Requests of one kind the leading worker answers with a document.
 
-    A ProjectRequests ring of check ids (publication/checks.identity);
-    the body of each is kept beside it, and the worker's answer under
-    the same id, where every API process finds it.
+    A ProjectRequests ring of request ids (a digest of the request as
+    understood); the body of each is kept beside it, and the worker's
+    answer under the same id, where every API process finds it. One ring
+    per kind (name: contract.CHECK_REQUESTS_NAME, WHATIF_REQUESTS_NAME,
+    ...), each with its own per-client budget: set checks, what-ifs and
+    the like share the path, never each other's queue.
     """
 
-    NAME = pub.CHECK_REQUESTS_NAME
     SETTLED = False
 
-    def _body(self, check_id):
-        return self._key('%s/body/%s' % (self.NAME, check_id))
+    def __init__(self, backend, key, name):
+        self.NAME = name
+        super().__init__(backend, key)
 
-    def _answer(self, check_id):
-        return self._key('%s/answer/%s' % (self.NAME, check_id))
+    def _body(self, request_id):
+        return self._key('%s/body/%s' % (self.NAME, request_id))
 
-    def ask_check(self, check_id, body, ttl, client, limit, now):
-        """Ask for check_id with its body; as ProjectRequests.ask."""
-        return self.ask(check_id, ttl, client, limit, now,
-                        {self._body(check_id): pub.encode(body)})
+    def _answer(self, request_id):
+        return self._key('%s/answer/%s' % (self.NAME, request_id))
 
-    def body(self, check_id):
-        """The body asked with check_id, or None once expired."""
-        return pub.decode(self._backend.get(self._body(check_id)))
+    def ask_body(self, request_id, body, ttl, client, limit, now):
+        """Ask for request_id with its body; as ProjectRequests.ask."""
+        return self.ask(request_id, ttl, client, limit, now,
+                        {self._body(request_id): pub.encode(body)})
 
-    def answer(self, check_id, fields, ttl):
-        """Publish the worker's answer; the check may be asked again."""
-        self._backend.set_many({self._answer(check_id): pub.encode(fields)},
-                               ttl)
-        self.answered(check_id)
+    def body(self, request_id):
+        """The body asked with request_id, or None once expired."""
+        return pub.decode(self._backend.get(self._body(request_id)))
 
-    def answer_of(self, check_id):
-        """The answer published for check_id (a dict), or None."""
-        return pub.decode(self._backend.get(self._answer(check_id)))
+    def answer(self, request_id, fields, ttl):
+        """Publish the worker's answer; the request may be asked again."""
+        self._backend.set_many(
+            {self._answer(request_id): pub.encode(fields)}, ttl)
+        self.answered(request_id)
+
+    def answer_of(self, request_id):
+        """The answer published for request_id (a dict), or None."""
+        return pub.decode(self._backend.get(self._answer(request_id)))
+
+
+class CheckRequests(AnswerRequests):
+    """The set checks API processes ask the worker for."""
+
+    def __init__(self, backend, key):
+        super().__init__(backend, key, pub.CHECK_REQUESTS_NAME)
+
+    ask_check = AnswerRequests.ask_body
 
 
 class Changes:

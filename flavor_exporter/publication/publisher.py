@@ -108,6 +108,7 @@ class Publisher:
             backend, self.reader.key)
         self.check_requests = mailboxes.CheckRequests(
             backend, self.reader.key)
+        self._answer_requests = {}
         #: What the workers heard of Nova's notifications.
         self.changes = mailboxes.Changes(backend, self.reader.key)
         self.turned_away = mailboxes.TurnedAway(backend, self.reader.key)
@@ -121,6 +122,16 @@ class Publisher:
         # servers its parts were hashed onto.
         self._holding = None
         self._ring = None
+
+    def answer_requests(self, name):
+        """The mailboxes.AnswerRequests of one kind (a contract name)."""
+        if name == pub.CHECK_REQUESTS_NAME:
+            return self.check_requests
+        found = self._answer_requests.get(name)
+        if found is None:
+            found = self._answer_requests[name] = mailboxes.AnswerRequests(
+                self._backend, self.reader.key, name)
+        return found
 
     @classmethod
     def from_conf(cls, conf, cloud=None, backend=None):

@@ -62,3 +62,27 @@ class CheckManager(periodic.Manager):
         """Answer the set checks asked for, when leading."""
         if self._leads():
             self.checks.answer()
+
+
+class RequestManager(periodic.Manager):
+    """Answers one other kind of request (a checks.RequestAnswers).
+
+    What-ifs, and any kind after them, each in a manager (and a timer
+    thread) of its own: a what-if that takes a second holds no set check.
+    Paced as set checks are ([checks] poll_interval).
+    """
+
+    SPACINGS = {'answer_requests': lambda conf: conf.checks.poll_interval}
+
+    def __init__(self, conf, cloud, answers, leads):
+        super().__init__(conf, cloud.log_prefix)
+        self.answers = answers
+        self._leads = leads
+
+    @periodic_task.periodic_task(spacing=periodic.SET_FROM_CONF,
+                                 run_immediately=True)
+    @periodic.one_line('Answering requests')
+    def answer_requests(self, context):
+        """Answer the requests asked for, when leading."""
+        if self._leads():
+            self.answers.answer()

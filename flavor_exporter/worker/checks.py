@@ -88,72 +88,111 @@ def _problem(status, reason):
                                  check_docs.REASON: reason}}
 
 
-class CheckAnswers:
-    """Publishes the answers to the checks API processes ask for."""
+class RequestAnswers:
+    """Publishes the answers to one kind of request API processes ask for.
 
-    def __init__(self, conf, publisher, refresher, cloud, options,
-                 quota_reader=None):
+    The kind's part is compute(body, report): the fields to publish (its
+    answer under its contract name), raising quotas.ProjectUnknown (404),
+    InvalidRequest (400) or anything else (502, asked again soon). Set
+    checks, what-ifs (worker/whatif.py) and other kinds answered by the
+    leader share this: the ring, the order, at most max_per_poll a look,
+    the problems published in place of an answer.
+    """
+
+    #: What the log calls one request.
+    NOUN = 'Request'
+
+    def __init__(self, conf, publisher, refresher, cloud, name,
+                 max_per_poll, answer_ttl):
         self._conf = conf
         self._publisher = publisher
         self._refresher = refresher
         self._cloud = cloud
-        self._checker = Checker(conf, options, quota_reader)
+        self._requests = publisher.answer_requests(name)
+        self._max_per_poll = max_per_poll
+        self._answer_ttl = answer_ttl
         self._seen = None
         # Asked for, not answered yet, in the order asked.
         self._queue = collections.OrderedDict()
         self.status = {'answered': 0, 'failed': 0}
 
+    def compute(self, body, report):
+        raise NotImplementedError
+
     def answer(self):
-        """Answer the checks asked for, at most max_per_poll; how many."""
+        """Answer the requests asked for, at most max_per_poll; how many."""
         report = self._refresher.last_report
         if report is None:
             return 0  # no data yet: the first refresh answers them
         try:
-            self._seen, asked = self._publisher.check_requests.since(
-                self._seen)
+            self._seen, asked = self._requests.since(self._seen)
         except cache.CacheError as exc:
-            LOG.debug('Check requests unreadable: %s', exc)
+            LOG.debug('%s requests unreadable: %s', self.NOUN, exc)
             return 0
-        for check_id in asked:
+        for request_id in asked:
             if len(self._queue) < projects.MAX_QUEUED:
-                self._queue[check_id] = None
+                self._queue[request_id] = None
         answered = 0
-        while self._queue and answered < self._conf.checks.max_per_poll:
-            check_id = self._queue.popitem(last=False)[0]
-            answered += self._answer(check_id, report)
+        while self._queue and answered < self._max_per_poll:
+            request_id = self._queue.popitem(last=False)[0]
+            answered += self._answer(request_id, report)
         return answered
 
-    def _answer(self, check_id, report):
-        requests = self._publisher.check_requests
-        body = requests.body(check_id)
+    def _answer(self, request_id, report):
+        requests = self._requests
+        body = requests.body(request_id)
         if body is None:
             return 0  # expired, or answered by the worker led before
         try:
-            request = check_docs.parse(
-                body, self._conf.checks.max_servers, lambda _: True)
-            document = self._checker.answer(
-                report, self._refresher.client, request)
-            fields = {check_docs.CHECK: document[check_docs.CHECK]}
-            ttl = self._conf.checks.answer_ttl
+            fields = self.compute(body, report)
+            ttl = self._answer_ttl
             self.status['answered'] += 1
         except quotas.ProjectUnknown as exc:
             fields = _problem(404, str(exc))
             # As a project Nova does not know is answered 404 (projects).
             ttl = self._conf.projects.max_age
+        except InvalidRequest as exc:
+            # What only the worker can tell (a host the cloud lacks).
+            fields = _problem(400, str(exc))
+            ttl = self._answer_ttl
         except Exception as exc:
             reason = failures.explain(exc, self._cloud.group, again=False)
-            LOG.debug('The failed check', exc_info=True)
-            LOG.error('%sCheck %s failed: %s', self._cloud.log_prefix,
-                      check_id, reason)
+            LOG.debug('The failed %s', self.NOUN.lower(), exc_info=True)
+            LOG.error('%s%s %s failed: %s', self._cloud.log_prefix,
+                      self.NOUN, request_id, reason)
             self.status['failed'] += 1
             fields = _problem(502, reason)
             # Asked again soon after: the quota API may be back.
             ttl = projects.FIRST_RETRY
         fields[pub.TIMESTAMP] = pub.iso_timestamp(report.collected_at)
         try:
-            requests.answer(check_id, fields, ttl)
+            requests.answer(request_id, fields, ttl)
         except cache.CacheError as exc:
-            LOG.warning('%sCheck %s not published: %s',
-                        self._cloud.log_prefix, check_id, exc)
+            LOG.warning('%s%s %s not published: %s',
+                        self._cloud.log_prefix, self.NOUN, request_id, exc)
             return 0
         return 1
+
+
+class InvalidRequest(ValueError):
+    """A request the worker refuses on what it knows (answered 400)."""
+
+
+class CheckAnswers(RequestAnswers):
+    """Publishes the answers to the checks API processes ask for."""
+
+    NOUN = 'Check'
+
+    def __init__(self, conf, publisher, refresher, cloud, options,
+                 quota_reader=None):
+        super().__init__(conf, publisher, refresher, cloud,
+                         pub.CHECK_REQUESTS_NAME, conf.checks.max_per_poll,
+                         conf.checks.answer_ttl)
+        self._checker = Checker(conf, options, quota_reader)
+
+    def compute(self, body, report):
+        request = check_docs.parse(
+            body, self._conf.checks.max_servers, lambda _: True)
+        document = self._checker.answer(
+            report, self._refresher.client, request)
+        return {check_docs.CHECK: document[check_docs.CHECK]}

@@ -50,64 +50,91 @@ POLL_SECONDS = 0.05
 
 
 class NotReady(errors.ServiceUnavailable):
-    def __init__(self, retry_after):
-        super().__init__('The check is being computed; ask again in %d '
-                         'seconds.' % retry_after, retry_after)
+    def __init__(self, retry_after, noun='check'):
+        super().__init__('The %s is being computed; ask again in %d '
+                         'seconds.' % (noun, retry_after), retry_after)
 
 
-class CheckAnswers:
+class WorkerAnswers:
+    """Requests of one kind the leading worker answers, for one cloud.
+
+    The kind is its mailbox name (contract.CHECK_REQUESTS_NAME,
+    WHATIF_REQUESTS_NAME, ...) and the field its answer is published
+    under; conf: the options bounding it (wait, max_waiting,
+    new_per_client, retry_after). Set checks, what-ifs and the like take
+    this one path: asked once per id and data, answered from the cache to
+    anyone asking again, a budget per client, a bound on waiting requests.
+    """
+
+    def __init__(self, reader, conf, name, field, noun, threads=None,
+                 clock=time.monotonic, sleep=time.sleep):
+        self._requests = mailboxes.AnswerRequests(reader.backend,
+                                                  reader.key, name)
+        self._conf = conf
+        self._field = field
+        self._noun = noun
+        self._waiting = waiting.Waiting(conf.max_waiting, threads, clock,
+                                        sleep)
+
+    def get(self, request_id, body, client, data_timestamp):
+        """The answer (a dict) to the request request_id, body its body.
+
+        data_timestamp: the TIMESTAMP of the data published now; an
+        answer computed from older data is asked for again. Raises
+        errors.NotFound, BadRequest, BadGateway, TooManyRequests,
+        NotReady or reader.CacheError.
+        """
+        answer = self._answer(request_id, data_timestamp)
+        if answer is not None:
+            return answer
+        asked = self._requests.ask_body(
+            request_id, body, int(self._conf.wait * 4) + 10, client,
+            self._conf.new_per_client, time.time())
+        if asked == self._requests.REFUSED:
+            raise errors.TooManyRequests(
+                'You asked for more than %d new %ss this minute; retry '
+                'in a minute.' % (self._conf.new_per_client, self._noun),
+                60)
+        answer = self._waiting.wait(
+            self._conf.wait, POLL_SECONDS,
+            lambda: self._answer(request_id, data_timestamp))
+        if answer is None:
+            raise NotReady(self._conf.retry_after, self._noun)
+        return answer
+
+    def _answer(self, request_id, data_timestamp):
+        found = self._requests.answer_of(request_id)
+        if found is None or found.get(pub.TIMESTAMP, '') < data_timestamp:
+            return None
+        problem = found.get(check_docs.PROBLEM)
+        if problem is None:
+            return found[self._field]
+        if problem[check_docs.STATUS] == 404:
+            raise errors.NotFound('%s.' % problem[check_docs.REASON])
+        if problem[check_docs.STATUS] == 400:
+            raise errors.BadRequest('%s.' % problem[check_docs.REASON])
+        raise errors.BadGateway('The %s could not be computed: %s.'
+                                % (self._noun, problem[check_docs.REASON]),
+                                self._conf.retry_after)
+
+
+class CheckAnswers(WorkerAnswers):
     """The checks of one cloud, as one API process asks and reads them."""
 
     def __init__(self, reader, conf, threads=None, clock=time.monotonic,
                  sleep=time.sleep):
         """conf: the [checks] options; threads: [api] threads."""
-        self._requests = mailboxes.CheckRequests(reader.backend, reader.key)
-        self._conf = conf
+        super().__init__(reader, conf, pub.CHECK_REQUESTS_NAME,
+                         check_docs.CHECK, 'check', threads, clock, sleep)
         self.max_servers = conf.max_servers
-        self._waiting = waiting.Waiting(conf.max_waiting, threads, clock,
-                                        sleep)
 
     def get(self, request, body, client, data_timestamp):
-        """The answer (a dict) to a SetRequest whose body is body.
-
-        data_timestamp: the TIMESTAMP of the data published now; an
-        answer computed from older data is asked for again. Raises
-        errors.NotFound, BadGateway, TooManyRequests, NotReady or
-        reader.CacheError.
-        """
-        check_id = check_docs.identity(request)
-        answer = self._answer(check_id, data_timestamp)
-        if answer is not None:
-            return answer
-        asked = self._requests.ask_check(
-            check_id, body, int(self._conf.wait * 4) + 10, client,
-            self._conf.new_per_client, time.time())
-        if asked == self._requests.REFUSED:
-            raise errors.TooManyRequests(
-                'You asked for more than %d new checks this minute; retry '
-                'in a minute.' % self._conf.new_per_client, 60)
-        answer = self._waiting.wait(
-            self._conf.wait, POLL_SECONDS,
-            lambda: self._answer(check_id, data_timestamp))
-        if answer is None:
-            raise NotReady(self._conf.retry_after)
-        return answer
-
-    def _answer(self, check_id, data_timestamp):
-        found = self._requests.answer_of(check_id)
-        if found is None or found.get(pub.TIMESTAMP, '') < data_timestamp:
-            return None
-        problem = found.get(check_docs.PROBLEM)
-        if problem is None:
-            return found[check_docs.CHECK]
-        if problem[check_docs.STATUS] == 404:
-            raise errors.NotFound('%s.' % problem[check_docs.REASON])
-        raise errors.BadGateway('The check could not be computed: %s.'
-                                % problem[check_docs.REASON],
-                                self._conf.retry_after)
+        """The answer (a dict) to a SetRequest whose body is body."""
+        return super().get(check_docs.identity(request), body, client,
+                           data_timestamp)
 
 
-def _body(request):
+def request_json(request, not_json=check_docs.NOT_JSON):
     """The decoded JSON body of the request; BadRequest and the like.
 
     The body was read before the request reached Pecan, whole and within
@@ -123,7 +150,7 @@ def _body(request):
     try:
         return json.loads(request.body)
     except ValueError:
-        raise errors.BadRequest(check_docs.NOT_JSON) from None
+        raise errors.BadRequest(not_json) from None
 
 
 class ChecksController(base.Resource):
@@ -137,7 +164,7 @@ class ChecksController(base.Resource):
         if state.checks is None:
             raise errors.NotFound('This API answers no checks ([checks] '
                                   'enabled is false).')
-        body = _body(request)
+        body = request_json(request)
         try:
             wanted = check_docs.parse(body, state.checks.max_servers,
                                       project_docs.valid_project_id)
