@@ -35,6 +35,7 @@ import numpy
 from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import cloud_filters
 from flavor_exporter.capacity import fit
+from flavor_exporter.capacity import fragmentation
 from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import host_groups
 from flavor_exporter.capacity import host_reads
@@ -126,6 +127,8 @@ class FlavorCapacity:
     # (type name, devices per instance) of a GPU flavor, the type named
     # as the report's GPU types are (gpus.flavor_gpu); None otherwise.
     gpu: tuple | None = None
+    # fragmentation.Figures: what pooled free resources would add.
+    fragmentation: object = None
 
     @property
     def hosts(self):
@@ -481,6 +484,10 @@ def reference_compute(snapshot, options):
                                          list(distinct.values()), options,
                                          _exclusion, host_metadata)
     _name_gpus(report)
+    for result in flavors:
+        result.fragmentation = fragmentation.reference(
+            result, snapshot.hosts, options, host_metadata)
+    fragmentation.gpu_figures(report)
     report.unrestricted_zones = unrestricted_zones(snapshot, options)
     _unrestricted(report)
     return report
@@ -670,6 +677,9 @@ def compute(snapshot, options, fits=None, numa_counts=None):
     report = _report(snapshot, flavors, options)
     report.gpus = gpus.figures(groups, distinct, options, _exclusion)
     _name_gpus(report)
+    # Before _unrestricted: the zones' own figures, not the cloud's.
+    fragmentation.compute(report, zone_names, options, _request_key)
+    fragmentation.gpu_figures(report)
     report.unrestricted_zones = unrestricted_zones(snapshot, options)
     _unrestricted(report)
     return report

@@ -96,6 +96,10 @@ class GpuType:
     # zone -> Devices, named zones only (as a flavor's zones)
     zones: dict = dataclasses.field(default_factory=dict)
     hosts: list = dataclasses.field(default_factory=list)  # HostDevices
+    # Devices pooling the free resources would put to use
+    # (fragmentation.gpu_figures), and each flavor's fragmented count.
+    fragmented: int = 0
+    fragmented_by_flavor: dict = dataclasses.field(default_factory=dict)
 
     @property
     def name(self):
