@@ -12,9 +12,27 @@
 
 extensions = [
     'openstackdocstheme',
+    'os_api_ref',
     'oslo_config.sphinxext',
+    'oslo_config.sphinxconfiggen',
     'oslo_policy.sphinxext',
+    'oslo_policy.sphinxpolicygen',
 ]
+
+# The sample configuration and policy files, generated at each build from
+# the same generator files as tox -e genconfig and genpolicy (paths from
+# the repository's root, where tox runs sphinx-build), into _static/ for
+# configuration/sample-config.rst and sample-policy.rst to show and link.
+config_generator_config_file = (
+    '../../etc/flavor-exporter/flavor-exporter-config-generator.conf')
+sample_config_basename = '_static/flavor-exporter'
+policy_generator_config_file = (
+    '../../etc/flavor-exporter/flavor-exporter-policy-generator.conf')
+sample_policy_basename = '_static/flavor-exporter'
+
+# The API examples (api-ref/samples/) are included by the pages that show
+# them, never built as pages of their own.
+exclude_patterns = ['api-ref/samples/*']
 
 openstackdocs_repo_name = 'openstack/flavor-exporter'
 openstackdocs_auto_name = False

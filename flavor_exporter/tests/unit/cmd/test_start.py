@@ -309,10 +309,13 @@ class TestConfigAccepted(StartTestCase):
 
 
 class TestReadmeExamples(StartTestCase):
-    """README's examples of refused configurations are what is printed."""
+    """The docs' examples of refused configurations are what is printed.
+
+    doc/source/configuration/index.rst, "What is refused at start".
+    """
 
     README = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..',
-                          'README.rst')
+                          'doc', 'source', 'configuration', 'index.rst')
     PATH = '/etc/flavor-exporter/flavor-exporter.conf'
     # What each example's file holds, by the example's order.
     FILES = (None, '[worker]\nrefresh_interval = 5\n',
