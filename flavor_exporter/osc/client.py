@@ -116,6 +116,10 @@ class CapacityClient:
                     raise
                 time.sleep(min(getattr(exc, 'retry_after', 0) or 2, 10))
 
+    def get_status(self, cloud=None):
+        """The /v3/status document: the worker's (admins, system readers)."""
+        return self._get(self._base(cloud) + '/status')
+
     def get_flavor(self, flavor, cloud=None):
         """The /v3/flavors/{id or name} document."""
         return self._get('%s/flavors/%s' % (
