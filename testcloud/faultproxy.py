@@ -113,6 +113,9 @@ class FaultProxy(fixtures.Fixture):
             def do_GET(self):
                 self._relay()
 
+            def do_POST(self):
+                self._relay()
+
             def _relay(self):
                 path = urllib.parse.urlsplit(self.path).path
                 with proxy._lock:
@@ -125,6 +128,10 @@ class FaultProxy(fixtures.Fixture):
                 if hold:
                     proxy.held.set()
                     proxy._released.wait(300)
+                # A POST's body is read whatever is done with it: the
+                # connection stays usable for the client's next request.
+                length = int(self.headers.get('Content-Length') or 0)
+                sent = self.rfile.read(length) if length else None
                 if fault is not None:
                     status, body, content_type = fault
                     self._answer(status, [('Content-Type', content_type)],
@@ -133,9 +140,11 @@ class FaultProxy(fixtures.Fixture):
                 target = http.client.HTTPConnection(
                     proxy._target.hostname, proxy._target.port, timeout=30)
                 try:
-                    target.request(self.command, self.path, headers={
-                        name: value for name, value in self.headers.items()
-                        if name.lower() not in _NOT_FORWARDED})
+                    target.request(self.command, self.path, body=sent,
+                                   headers={
+                                       name: value for name, value
+                                       in self.headers.items()
+                                       if name.lower() not in _NOT_FORWARDED})
                     response = target.getresponse()
                     body = response.read()
                     if change is not None and response.status == 200:
