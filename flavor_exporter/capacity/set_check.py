@@ -838,3 +838,37 @@ def _multi_count(state, result, print_, wanted, group_limit, members):
                        '(%d) is exceeded by %d more' % (group_limit, count),
                        'server_group_members')
     return count, None
+
+
+def place_each(report, options, settings, columns, servers,
+               numa_counts=None):
+    """Servers moved one by one, as Nova schedules each move: (placed, state).
+
+    servers: [(flavor id or name, project id or None)] in the order Nova
+    is asked; each is one request of one server (a migration or an
+    evacuation schedules the instance alone), filtered and weighed on the
+    hosts as the moves before left them, the project's tenant aggregates
+    applying. placed: one (Placed or None, Stop or None) per server; a
+    server no host takes does not stop the others (an operator's loop
+    goes on). state: the _Check, whose frees, numa and columns say what
+    the hosts hold after (what-if, capacity/whatif.py). A move keeps the
+    server's flavor, so neither flavor access nor quota is checked.
+    """
+    state = _Check(report, options, settings, columns,
+                   set_request.SetRequest(()), None, numa_counts)
+    placed = []
+    for key, project_id in servers:
+        result = _lookup(report, key)
+        if result is None or result.request is None:
+            placed.append((None, _flavor_stop(
+                result, set_request.Wanted(key, 1), state.request)))
+            continue
+        if state.request.project_id != project_id:
+            # The tenant filters read the project: masks are per project.
+            state.request = dataclasses.replace(state.request,
+                                                project_id=project_id)
+            state._masks.clear()
+        started, stop = state.servers(state._fits(result), 1, set(),
+                                      multi=False)
+        placed.append((started[0] if started else None, stop))
+    return placed, state

@@ -186,6 +186,9 @@ class Refresher:
         self._notices = notices.Notices(LOG, self.cloud.log_prefix)
         #: The Report of the last refresh published (for projects' answers).
         self.last_report = None
+        #: The model.Snapshot it was computed from (what-ifs change a copy).
+        self.last_snapshot = None
+        self._snapshot = None
 
     @property
     def client(self):
@@ -225,6 +228,7 @@ class Refresher:
             self._cell_databases.attach(snapshot.hosts, snapshot.problems)
         inputs = dataclasses.replace(snapshot, collected_at=None,
                                      api_calls=0)
+        self._snapshot = snapshot
         if self._unchanged is not None and self._unchanged[0] == inputs:
             return dataclasses.replace(
                 self._unchanged[1], collected_at=snapshot.collected_at,
@@ -287,6 +291,7 @@ class Refresher:
         self._last_documents = (documents, pointer, report.collected_at)
         self._last_published = published
         self.last_report = report
+        self.last_snapshot = self._snapshot
         self._status['collect'] = self._source.last_stats or None
         # What the refresh skipped or could not read, for /v3/status: the
         # published numbers are only as good as these lines allow.
