@@ -90,6 +90,9 @@ def make_published(conf, backend=None):
         conf.api.generation_check_interval, stale_after(conf),
         conf.api.retry_after, on_cold=on_cold)
     for name, state in data.clouds.items():
+        # Requests read no pointer: a thread of each process does
+        # (generations.py).
+        state.watcher.watch_in_background()
         state.projects = projects.ProjectDocuments(
             readers[name], conf.projects, published.REQUEST_TTL,
             threads=conf.api.threads)

@@ -43,12 +43,20 @@ opts = [
                     '(Ceilometer, Watcher, Masakari) still get their own '
                     'copies.'),
     cfg.FloatOpt('settle', default=1.0, min=0,
-                 help='Seconds the leading worker waits after the first '
-                      'notification of a change before it refreshes, so '
-                      'that a burst is one refresh.'),
-    cfg.FloatOpt('check_interval', default=0.5, min=0.1,
+                 help='Seconds between the end of a refresh of notified '
+                      'changes and the start of the next one. The first '
+                      'notification after a quiet spell is refreshed at '
+                      'once; what Nova announces during a refresh or '
+                      'within this many seconds after it waits, and is '
+                      'read by one refresh: a burst costs a refresh per '
+                      'refresh time plus settle, not one per '
+                      'notification.'),
+    cfg.FloatOpt('check_interval', default=0.1, min=0.1,
                  help='Seconds between two looks of the leading worker '
-                      'for notified changes.'),
+                      'for notified changes (one cache read of a few '
+                      'counters each): at most this long passes between '
+                      'a notification noted by any worker and the refresh '
+                      'it starts.'),
 ]
 
 

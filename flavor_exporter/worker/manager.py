@@ -193,9 +193,12 @@ class NotifiedRefreshManager(RefreshManager):
 
     demand: a demand.Demand. The listener (notifications.py) notes the
     changes in the cache, whichever worker it runs in; the leader
-    refreshes them. The first change waits [notifications] settle seconds
-    for the rest of its burst; what comes during the refresh is the next
-    one's.
+    refreshes them. On the leading edge: the first change after a quiet
+    spell is refreshed at the next look ([notifications] check_interval),
+    so that one boot is served within a second; what comes during that
+    refresh, or within [notifications] settle seconds after it, waits and
+    is read by the next one, so that a burst costs a refresh per refresh
+    time plus settle, whatever its size.
     """
 
     SPACINGS = dict(
@@ -209,6 +212,8 @@ class NotifiedRefreshManager(RefreshManager):
                          leadership, **clocks)
         self.demand = demand
         self._changes_taken = {}
+        # (monotonic) No notified refresh before: settle after the last.
+        self._next_notified = float('-inf')
 
     @periodic_task.periodic_task(spacing=periodic.SET_FROM_CONF,
                                  run_immediately=True)
@@ -225,7 +230,7 @@ class NotifiedRefreshManager(RefreshManager):
     def _refresh_changes(self):
         changes = self._publisher.changes
         try:
-            counters, first, changed, hosts = changes.pending(
+            counters, _first, changed, hosts = changes.pending(
                 self._changes_taken)
         except cache.CacheError as exc:
             LOG.debug('Changes unreadable: %s', exc)
@@ -234,13 +239,18 @@ class NotifiedRefreshManager(RefreshManager):
             # The refresh that makes a leader reads everything anyway.
             self._changes_taken = counters
             return
-        if not changed:
-            return
-        if first is not None and (self._wall_clock() - first
-                                  < self.conf.notifications.settle):
+        if not changed or self._clock() < self._next_notified:
+            # Nothing new, or the rest of a burst: the refresh after
+            # settle reads it all (the counters keep it).
             return
         changes.take()
         self._changes_taken = counters
         LOG.info('%sNova announced changes of %s; refreshing',
                  self.log_prefix, ', '.join(sorted(changed)))
-        self._refresh(scope=changed, hosts=hosts)
+        try:
+            self._refresh(scope=changed, hosts=hosts)
+        finally:
+            # From its end: a refresh longer than settle still leaves
+            # the cloud settle seconds between two.
+            self._next_notified = (self._clock() +
+                                   self.conf.notifications.settle)

@@ -374,6 +374,157 @@ class TestPublished(test_base.BaseTestCase):
         self.on_cold.assert_not_called()
 
 
+class TestBackgroundWatcher(test_base.BaseTestCase):
+    """A thread of each process reads the pointer; requests read none."""
+
+    def setUp(self):
+        super().setUp()
+        self.backend = base.FlakyBackend()
+        self.clock = Clock()
+        self.wall = T0
+        # The publisher's clock is the processes' wall clock.
+        self.store = publisher.Publisher(self.backend, 'test', 0,
+                                         clock=lambda: self.wall)
+        self.started = []
+
+    def make_reader(self):
+        return published.Published(
+            {'default': self.store.reader}, 'default', check_interval=1.0,
+            stale_after=300, retry_after=5, clock=self.clock,
+            wall_clock=lambda: self.wall)
+
+    def publish(self, rewrite=False):
+        return TestPublished.publish(self, rewrite=rewrite)
+
+    def watcher_of(self, data):
+        watcher = data.cloud(None).watcher
+        watcher.watch_in_background()
+        # The thread's looks are made by hand (look()), at the fake
+        # clock's moments; starting it is only recorded.
+        self.useFixture(fixtures.MockPatchObject(
+            watcher, '_start_thread',
+            side_effect=lambda: self.started.append(watcher)))
+        return watcher
+
+    def look(self, watcher):
+        watcher._check(True)  # what the thread does at each look
+
+    def test_requests_read_no_pointer_and_serve_when_due(self):
+        data = self.make_reader()
+        watcher = self.watcher_of(data)
+        first = self.publish()
+        self.assertEqual(first, data.view().generation.id)  # nothing yet
+        self.assertEqual([watcher], self.started)
+        # Published at T0 + 0.6: every process serves it from T0 + 1.6.
+        self.clock.now, self.wall = 0.6, T0 + 0.6
+        second = self.publish()
+        self.clock.now, self.wall = 1.0, T0 + 1.0
+        self.look(watcher)
+        gets = self.backend.gets
+        self.clock.now, self.wall = 1.59, T0 + 1.59
+        for _ in range(50):
+            self.assertEqual(first, data.view().generation.id)
+        # Due: served by every request from now on, before the thread
+        # looks again, and without a read.
+        self.clock.now, self.wall = 1.6, T0 + 1.6
+        for _ in range(50):
+            self.assertEqual(second, data.view().generation.id)
+        self.assertEqual(gets, self.backend.gets)
+        self.look(watcher)
+        self.assertEqual(second, data.view().generation.id)
+        self.assertEqual([watcher], self.started)
+
+    def test_without_its_thread_requests_read_once_per_interval(self):
+        # uWSGI without enable-threads starts no thread: when the thread
+        # is a whole interval late, a request reads the pointer.
+        data = self.make_reader()
+        watcher = self.watcher_of(data)
+        first = self.publish()
+        self.assertEqual(first, data.view().generation.id)
+        second = self.publish(rewrite=True)
+        self.clock.now, self.wall = 1.9, T0 + 1.9
+        gets = self.backend.gets
+        self.assertEqual(first, data.view().generation.id)
+        self.assertEqual(gets, self.backend.gets)
+        self.clock.now, self.wall = 2.0, T0 + 2.0
+        # Read; published at T0, so due at once.
+        self.assertEqual(second, data.view().generation.id)
+        self.assertLess(gets, self.backend.gets)
+        gets = self.backend.gets
+        self.assertEqual(second, data.view().generation.id)
+        self.assertEqual(gets, self.backend.gets)
+        self.assertEqual(1, watcher.checks - 1)
+
+    def test_a_forked_process_starts_its_own_thread(self):
+        data = self.make_reader()
+        watcher = self.watcher_of(data)
+        self.publish()
+        data.view()
+        data.view()
+        self.assertEqual(1, len(self.started))
+        with mock.patch('os.getpid', return_value=watcher._watching_pid + 1):
+            data.view()
+        self.assertEqual(2, len(self.started))
+
+    def test_a_lost_part_of_a_generation_served_since_due(self):
+        data = self.make_reader()
+        watcher = self.watcher_of(data)
+        self.publish()
+        data.view()
+        self.clock.now, self.wall = 0.5, T0 + 0.5
+        self.publish()
+        self.look(watcher)
+        self.clock.now, self.wall = 1.5, T0 + 1.5
+        view = data.view()
+        watcher.lost(view.generation)
+        self.assertEqual(generations.LOST_PARTS, data.view().trouble)
+
+    def test_with_interval_0_every_request_reads(self):
+        data = published.Published(
+            {'default': self.store.reader}, 'default', check_interval=0,
+            stale_after=300, retry_after=5, clock=self.clock,
+            wall_clock=lambda: self.wall)
+        watcher = self.watcher_of(data)
+        self.publish()
+        for _ in range(3):
+            data.view()
+        self.assertEqual([], self.started)
+        self.assertEqual(3, watcher.checks)
+
+
+class TestWatcherThread(test_base.BaseTestCase):
+    """The real thread, real clocks: what it reads, requests serve."""
+
+    def test_a_new_generation_served_without_a_read_by_requests(self):
+        backend = base.FlakyBackend()
+        store = publisher.Publisher(backend, 'test', 0)
+        data = published.Published({'default': store.reader}, 'default',
+                                   check_interval=0.05, stale_after=300,
+                                   retry_after=5)
+        watcher = data.cloud(None).watcher
+        watcher.watch_in_background()
+        self.addCleanup(watcher.close)
+        readers = []
+        current = store.reader.current
+
+        def recorded():
+            readers.append(threading.current_thread().name)
+            return current()
+        self.useFixture(fixtures.MockPatchObject(
+            store.reader, 'current', side_effect=recorded))
+        now = datetime.datetime.now(datetime.timezone.utc)
+        first = store.publish({'a': b'1'}, pointer_at(time.time()),
+                              now)[pub.GENERATION]
+        self.assertEqual(first, data.view().generation.id)
+        del readers[:]  # the first request reads: nothing was held
+        second = store.publish({'a': b'2'}, pointer_at(time.time()),
+                               now)[pub.GENERATION]
+        deadline = time.monotonic() + 30
+        while data.view().generation.id != second:
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.01)
+        self.assertEqual({'generation-watcher'}, set(readers))
+
 class TestAnswers(base.ApiTestCase):
     """Answers made from published documents, once per version."""
 
