@@ -127,12 +127,14 @@ def _classes(request):
 def flavor_gpu(request, kinds):
     """(type name, devices per instance) of request, or None.
 
-    The types are kinds (gpu_devices.Kind, the report's GPU types) whose
-    devices request asks for: a PCI alias is the type it names; a class
-    asked for is every kind of that class whose custom traits a numbered
-    group does not contradict (required ones it lacks, forbidden ones it
-    has); VGPU and PGPU stay a type of their own where the cloud has no
-    such devices. Several types are named together, joined by ','.
+    The type is named as the report's GPU types (gpu_devices.Kind) are:
+    a PCI alias is the type it names; a class asked for is the one type
+    of that class its group can use (_one_kind), or the class itself
+    where the cloud has no such devices (VGPU, PGPU). A flavor that asks
+    for devices of several types (two PCI aliases, say) names them all,
+    joined by ','; one that could take any of several types names one
+    (the seed's gpu_type, the report's column: never a list of
+    candidates).
     """
     names = []
     count = 0
@@ -140,22 +142,46 @@ def flavor_gpu(request, kinds):
         names.append(demand.alias)
         count += demand.count
     for group in request.groups:
-        custom = {t for t in group.required_traits
-                  if t.startswith(gpu_devices.CUSTOM)}
         for rc, amount in group.resources.items():
             if amount <= 0:
                 continue
-            matching = [k.name for k in kinds if k.resource_class == rc
-                        and not group.forbidden_traits & set(k.traits)
-                        and not (group.suffix and custom - set(k.traits))]
-            if not matching and rc in gpu_devices.DEVICE_CLASSES:
-                matching = [rc]
-            if matching:
-                names += matching
+            name = _one_kind(group, rc, kinds)
+            if name is None and rc in gpu_devices.DEVICE_CLASSES:
+                name = rc
+            if name is not None:
+                names.append(name)
                 count += amount
     if not names:
         return None
     return ','.join(sorted(set(names))), count
+
+
+def _one_kind(group, rc, kinds):
+    """The name of the type of class rc group asks for, or None.
+
+    A kind is a candidate unless the group forbids one of its traits or,
+    in a numbered group (whose traits are its own provider's), requires
+    a custom trait it lacks. One candidate is that type; of several, the
+    one whose custom traits are exactly those the group requires (an
+    untraited VGPU flavor uses the untraited VGPUs, named "VGPU", as a
+    traited one names "VGPU:CUSTOM_NVIDIA_11"); else the class and the
+    traits asked for, which describes every candidate and is the name a
+    type with exactly those traits would have.
+    """
+    custom = frozenset(t for t in group.required_traits
+                       if t.startswith(gpu_devices.CUSTOM))
+    candidates = [k for k in kinds if k.resource_class == rc
+                  and not group.forbidden_traits & set(k.traits)
+                  and not (group.suffix and custom - set(k.traits))]
+    if not candidates:
+        return None
+    if len(candidates) == 1:
+        return candidates[0].name
+    for kind in candidates:
+        if {t for t in kind.traits
+                if t.startswith(gpu_devices.CUSTOM)} == custom:
+            return kind.name
+    return rc + (':' + ','.join(sorted(custom)) if custom else '')
 
 
 def _asked(request, host, frees, keys):

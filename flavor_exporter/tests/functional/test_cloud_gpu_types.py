@@ -33,6 +33,7 @@ flavor-exporter's code:
 import collections
 import json
 
+from flavor_exporter.publication import render
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.worker import openstack
@@ -175,6 +176,33 @@ class GpuTypesTest(base.TestCase):
                          {name: gpu_type.devices.free
                           for name, gpu_type in filled.items()})
         self.assertUsedIsHeld(filled)
+
+    def test_one_type_per_flavor(self):
+        # Issue 42: vgpu.nvidia11 and vgpu.any were both "VGPU,VGPU:
+        # CUSTOM_NVIDIA_11", though vgpu.nvidia11 cannot use vgpu-2's
+        # untraited VGPUs. Each GPU flavor names one type of /v3/gpus/
+        # that it can use (ASKING, which the test above checks against
+        # Nova), in the seed's list and in v3 (every other view renders
+        # the same pair).
+        refresher = refresh.Refresher(
+            self.conf, client=openstack.CloudClient(self.conn),
+            source=placement_source.PlacementSource(self.conf))
+        report = refresher.compute()
+        listed = {found.name for found in report.gpus}
+        named = {}
+        for result in report.flavors:
+            if result.flavor.name not in GPU_FLAVORS:
+                self.assertIsNone(result.gpu, result.flavor.name)
+                continue
+            seed = render.seed_flavor(result)
+            v3 = render.v3_flavor(result)['gpu']
+            self.assertEqual(seed['gpu_type'], v3['type'])
+            self.assertEqual(seed['gpu_count'], v3['count'])
+            self.assertIn(seed['gpu_type'], listed)
+            self.assertIn(result.flavor.name, ASKING[seed['gpu_type']])
+            named[result.flavor.name] = seed['gpu_type']
+        self.assertEqual(set(GPU_FLAVORS), set(named))
+        self.assertNotEqual(named['vgpu.nvidia11'], named['vgpu.any'])
 
     def starts_one(self, flavors, host):
         """Whether a server of one of flavors starts on host (deleted)."""

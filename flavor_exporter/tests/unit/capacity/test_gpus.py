@@ -318,9 +318,30 @@ class TestFlavorGpu(base.TestCase):
         self.assertEqual(('VGPU:CUSTOM_NVIDIA_12', 2), self.gpu(**{
             'resources1:VGPU': '2',
             'trait1:CUSTOM_NVIDIA_11': 'forbidden'}))
-        # Either type may serve it.
-        self.assertEqual(('VGPU:CUSTOM_NVIDIA_11,VGPU:CUSTOM_NVIDIA_12', 1),
-                         self.gpu(**{'resources:VGPU': '1'}))
+        # Either type may serve it: one name, the class (any VGPU), not
+        # a list of candidates.
+        self.assertEqual(('VGPU', 1), self.gpu(**{'resources:VGPU': '1'}))
+
+    def test_one_type_traited_or_not(self):
+        # scenarios/gpu_types.yaml: untraited VGPUs beside traited ones.
+        # The trait in the unnumbered group (Placement meets it anywhere
+        # in the tree) still names the traited type only; the flavor
+        # without it names the untraited type, as /v3/gpus/ names both.
+        kinds = [gpu_devices.Kind('VGPU', 'VGPU', ()),
+                 gpu_devices.Kind('VGPU:CUSTOM_NVIDIA_11', 'VGPU',
+                                  ('CUSTOM_NVIDIA_11',))]
+
+        def gpu(**specs):
+            flavor = model.Flavor('f', 'f', vcpus=2, ram=1024, disk=10,
+                                  extra_specs=specs)
+            return gpus.flavor_gpu(request_mod.build_request(flavor, {}),
+                                   kinds)
+        self.assertEqual(('VGPU:CUSTOM_NVIDIA_11', 1), gpu(**{
+            'resources:VGPU': '1', 'trait:CUSTOM_NVIDIA_11': 'required'}))
+        self.assertEqual(('VGPU', 1), gpu(**{'resources:VGPU': '1'}))
+        # A forbidden trait leaves one candidate: that type.
+        self.assertEqual(('VGPU', 2), gpu(**{
+            'resources1:VGPU': '2', 'trait1:CUSTOM_NVIDIA_11': 'forbidden'}))
 
     def test_vgpu_where_the_cloud_has_none(self):
         flavor = model.Flavor('f', 'f', vcpus=2, ram=1024, disk=10,
