@@ -27,3 +27,6 @@ _translators = oslo_i18n.TranslatorFactory(domain=DOMAIN)
 
 # The primary translation function using the well-known name "_"
 _ = _translators.primary
+
+# "1 server", "2 servers": ngettext's (singular, plural, n).
+_P = _translators.plural_form

@@ -28,6 +28,7 @@ from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import config_check
 from flavor_exporter.common import exceptions
+from flavor_exporter.common import phrases
 from flavor_exporter.common import failures
 from flavor_exporter.publication import checks as check_docs
 from flavor_exporter.publication import contract as pub
@@ -78,7 +79,9 @@ CLI_OPTS = [
                     'together, and where Nova would put each (a JSON '
                     'body of POST /v3/checks; - reads stdin); json prints '
                     'the answer document, as the API gives it to callers '
-                    'who may see hosts.'),
+                    'who may see hosts. Exit status 0 when the whole set '
+                    'starts, 1 when it does not (or the cloud could not be '
+                    'read), 2 for a bad option or file.'),
     cfg.BoolOpt('progress', default=None,
                 help='Show on stderr how far reading the cloud has got. '
                      'By default only when stderr is a terminal; never on '
@@ -90,8 +93,7 @@ PROGRESS_INTERVAL = 0.5
 
 
 def _gpu(flavor):
-    gpu = flavor['gpu']
-    return '%s x%d' % (gpu['type'], gpu['count']) if gpu else '-'
+    return phrases.gpu(flavor['gpu']) or '-'
 
 
 def _number(value):
@@ -104,7 +106,7 @@ def _zone(flavor, zone):
         return 'ERROR'
     if not numbers or not numbers[pub.TOTAL]:
         return '-'
-    return '%d/%d' % (numbers[pub.AVAILABLE], numbers[pub.TOTAL])
+    return phrases.zone_cell(numbers[pub.AVAILABLE], numbers[pub.TOTAL])
 
 
 def ordered(flavors):
@@ -118,9 +120,10 @@ def format_table(flavors):
     """A fixed-width table: one row a flavor, one column a zone.
 
     Numbers are right-aligned so that magnitudes line up down a column;
-    a zone cell is available/total there, "-" where the flavor fits on no
-    host of the zone. IDs are left to --format json: a column of UUIDs
-    would double the width.
+    a zone cell is available/total there (phrases.zone_cell, as the
+    openstack command prints it), "-" where the flavor fits on no host of
+    the zone, said under the table. IDs are left to --format json: a
+    column of UUIDs would double the width.
     """
     zones = sorted({zone for f in flavors for zone in f[pub.ZONES] or ()})
     header = (['name', 'gpu', 'available', 'total'] + zones
@@ -130,14 +133,16 @@ def format_table(flavors):
         [flavor[pub.NAME], _gpu(flavor), _number(flavor[pub.AVAILABLE]),
          _number(flavor[pub.TOTAL])]
         + [_zone(flavor, zone) for zone in zones]
-        + [flavor['limited_by'] or '-'] for flavor in ordered(flavors)])
+        + [flavor['limited_by'] or '-'] for flavor in ordered(flavors)],
+        phrases.FLAVOR_ZONE_CELL if zones else None)
 
 
 def _headroom(flavor):
     quota = flavor[pub.QUOTA]
     if quota['headroom'] is None:
-        return 'unlimited'
-    return '%d (%s)' % (quota['headroom'], quota['limited_by'])
+        return phrases.UNLIMITED
+    return '%d (%s)' % (phrases.headroom(quota),
+                        phrases.quota_limited_by(quota))
 
 
 def format_project_table(flavors):
@@ -156,13 +161,15 @@ def format_project_table(flavors):
         numbers = (flavor[pub.ZONES] or {}).get(name)
         if not numbers or not numbers[pub.TOTAL]:
             return '-'
-        return '%d/%d' % (numbers[pub.STARTABLE], numbers[pub.AVAILABLE])
+        return phrases.zone_cell(numbers[pub.STARTABLE],
+                                 numbers[pub.AVAILABLE])
     return _table(header, numeric, [
         [flavor[pub.NAME], _gpu(flavor), str(flavor[pub.STARTABLE]),
          _number(flavor[pub.AVAILABLE]), _headroom(flavor)]
         + [zone(flavor, name) for name in zones]
         + [flavor['startable_limited_by'] or '-']
-        for flavor in ordered(flavors)])
+        for flavor in ordered(flavors)],
+        phrases.PROJECT_ZONE_CELL if zones else None)
 
 
 def format_gpu_table(gpus):
@@ -181,55 +188,56 @@ def format_gpu_table(gpus):
             pub.TOTAL, pub.USED, pub.FREE, pub.STRANDED)]
         for zone in zones:
             numbers = gpu[pub.ZONES].get(zone)
-            cells.append('%d/%d' % (numbers[pub.FREE], numbers[pub.TOTAL])
+            cells.append(phrases.zone_cell(numbers[pub.FREE],
+                                           numbers[pub.TOTAL])
                          if numbers else '-')
         blocked = sorted(gpu[pub.STRANDED_BY].items(),
                          key=lambda item: (-item[1], item[0]))
         cells.append(', '.join('%s %d' % item for item in blocked) or '-')
         rows.append(cells)
-    return _table(header, numeric, rows)
+    return _table(header, numeric, rows,
+                  phrases.GPU_ZONE_CELL if zones else None)
 
 
 def format_check(document):
-    """A check's answer: one row a request, then where each server goes."""
+    """A check's answer: one row a request, then where each server goes.
+
+    In the words of openstack capacity check (phrases): a request's
+    hosts, tied ones named, and what would start instead, under the
+    table; the verdict; the notes.
+    """
     check = document[check_docs.CHECK]
     rows = []
     for index, item in enumerate(check[check_docs.REQUESTS], 1):
-        stop = item['stopped_by']
         rows.append([
             str(index), (item['flavor'] or {}).get(pub.NAME, item['asked']),
             item['request'], str(item[check_docs.COUNT]),
-            str(item[check_docs.STARTED]) if item['reached'] else '-',
-            ('%s: %s' % (stop['kind'], stop['reason'])) if stop else '-'])
+            str(phrases.started(item)),
+            phrases.stopped_by(item['stopped_by']) or '-'])
     text = _table(['#', 'flavor', 'request', 'count', 'started',
                    'stopped_by'], [True, False, False, True, True, False],
                   rows)
-    tied = False
     for index, item in enumerate(check[check_docs.REQUESTS], 1):
-        hosts = [s[pub.HOST] + ('~' if s['tied_with'] else '')
-                 for s in item[check_docs.SERVERS]]
-        tied = tied or any(s['tied_with'] for s in item[check_docs.SERVERS])
+        hosts = phrases.hosts(item[check_docs.SERVERS])
         if hosts:
-            text += '%d: %s\n' % (index, ' '.join(hosts))
-        for alternative in item['alternatives']:
-            text += _('%(index)d: would start instead: %(count)d x '
-                      '%(name)s') % {'index': index,
-                                     'count': alternative['would_start'],
-                                     'name': alternative[pub.NAME]} + '\n'
-    verdict = _('the set starts') if check[check_docs.FITS] else \
-        _('the set does not start whole')
-    text += '%s: %d of %d servers\n' % (verdict, check[check_docs.STARTED],
-                                        check['requested'])
-    if tied:
-        text += _('~: other hosts weigh the same (json: tied_with); Nova '
-                  'takes any of them') + '\n'
+            text += _('%(index)d: hosts: %(hosts)s') % {
+                'index': index, 'hosts': hosts} + '\n'
+        instead = phrases.alternatives(item['alternatives'])
+        if instead:
+            text += _('%(index)d: would start instead: %(instead)s') % {
+                'index': index, 'instead': instead} + '\n'
+    text += phrases.verdict(check) + '\n'
     for note in check[check_docs.NOTES]:
-        text += _('note: %s') % note + '\n'
+        text += phrases.note(note) + '\n'
     return text
 
 
-def _table(header, numeric, rows):
-    """header and rows aligned in columns, numeric ones to the right."""
+def _table(header, numeric, rows, zone_cell=None):
+    """header and rows aligned in columns, numeric ones to the right.
+
+    zone_cell: what a zone column's cells are (phrases.*_ZONE_CELL), said
+    on a line under the table.
+    """
     rows = [header] + rows
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
 
@@ -240,6 +248,8 @@ def _table(header, numeric, rows):
                          in zip(row, widths, numeric)).rstrip()
     lines = [line(row) for row in rows]
     lines.insert(1, '  '.join('-' * width for width in widths))
+    if zone_cell:
+        lines.append(phrases.zone_legend(zone_cell))
     return '\n'.join(lines) + '\n'
 
 
@@ -440,6 +450,9 @@ def main(argv):
             document[check_docs.CHECK] if answer is not None else document))
         for problem in report.problems:
             sys.stdout.write(_('warning: %s') % problem + '\n')
+    if answer is not None and not answer[check_docs.CHECK][check_docs.FITS]:
+        # As openstack capacity check: a script tests the exit status.
+        return 1
     return 0
 
 

@@ -19,17 +19,27 @@ The set is the body of POST /v3/checks: from --file (the same file
 --project, --availability-zone and --group-policy. One row per request:
 how many start, what stops the rest, where they go (for callers allowed
 to see hosts), what would fit instead.
+
+Exit status 0 when the whole set starts, 1 when it does not (and, as
+every openstack command, 1 on an error): ``if openstack capacity check
+...; then`` scripts it. Every row has the set's verdict, Fits, in every
+format; --long adds where the servers go and what would start instead.
 """
 
 import json
+import textwrap
 
 from osc_lib.command import command
 from osc_lib import exceptions
 
+from flavor_exporter.common import phrases
 from flavor_exporter.osc import flavor as flavor_cmd
 
-COLUMNS = ('#', 'Flavor', 'Request', 'Count', 'Started', 'Stopped By',
-           'Hosts', 'Would Start Instead')
+COLUMNS = ('#', 'Flavor', 'Count', 'Started', 'Fits', 'Stopped By')
+LONG_COLUMNS = COLUMNS + ('Request', 'Hosts', 'Would Start Instead')
+#: Stopped By is wrapped to this width in tables, which then stay within
+#: 120 columns for flavor names up to 30 characters.
+STOPPED_BY_WIDTH = 56
 POLICIES = ('affinity', 'anti-affinity', 'soft-affinity',
             'soft-anti-affinity')
 
@@ -92,28 +102,36 @@ def body_of(parsed_args):
     return body
 
 
-def _stopped_text(stop):
-    return '%s: %s' % (stop['kind'], stop['reason']) if stop else ''
+def rows(check, long=False, wrap=None):
+    """One row per request of a check's answer (COLUMNS, LONG_COLUMNS).
 
-
-def rows(check):
-    """One row per request of a check's answer."""
+    wrap: the width Stopped By is wrapped to (tables only).
+    """
     found = []
     for index, item in enumerate(check['requests'], 1):
         flavor = (item['flavor'] or {}).get('name', item['asked'])
-        hosts = ', '.join(s['host'] + (' (tied with %s)' % ', '.join(
-            s['tied_with']) if s['tied_with'] else '')
-            for s in item['servers'] if 'host' in s)
-        instead = ', '.join('%s x%d' % (a['name'], a['would_start'])
-                            for a in item['alternatives'])
-        found.append((index, flavor, item['request'], item['count'],
-                      item['started'] if item['reached'] else 'not tried',
-                      _stopped_text(item['stopped_by']), hosts, instead))
+        stopped = phrases.stopped_by(item['stopped_by'])
+        if wrap:
+            stopped = '\n'.join(textwrap.wrap(stopped, wrap))
+        row = (index, flavor, item['count'], phrases.started(item),
+               check['fits'], stopped)
+        if long:
+            row += (item['request'], phrases.hosts(item['servers']),
+                    phrases.alternatives(item['alternatives']))
+        found.append(row)
     return found
 
 
 class CheckSet(command.Lister):
-    """Whether a set of servers can start together, where, and why not."""
+    """Whether a set of servers can start together, where, and why not.
+
+    Exit status 0 when the whole set starts, 1 when it does not. Fits is
+    the set's verdict (the same on every row); Started "not tried" is a
+    request after the one that stopped the set.
+    """
+
+    #: The verdict of the last check, for the exit status.
+    fits = None
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -140,18 +158,29 @@ class CheckSet(command.Lister):
                             metavar='<count>',
                             help='With --group-policy anti-affinity: the '
                                  'group\'s max_server_per_host rule')
+        parser.add_argument(
+            '--long', action='store_true', default=False,
+            help='Also the request kind, the hosts the servers go to and '
+                 'what would start instead')
         flavor_cmd.add_cloud_argument(parser)
         return parser
+
+    def run(self, parsed_args):
+        # cliff returns what run returns as the command's exit status.
+        status = super().run(parsed_args)
+        return status or (0 if self.fits else 1)
 
     def take_action(self, parsed_args):
         document = flavor_cmd.client_of(self.app).check(
             body_of(parsed_args), cloud=parsed_args.cloud)
         check = document['check']
-        verdict = ('The set starts: %d servers.' % check['started']
-                   if check['fits'] else
-                   'The set does not start whole: %d of %d servers.'
-                   % (check['started'], check['requested']))
-        self.app.stderr.write(verdict + '\n')
+        self.fits = check['fits']
+        # The verdict in words, for people; scripts read Fits or the
+        # exit status.
+        self.app.stderr.write(phrases.verdict(check) + '\n')
         for note in check['notes']:
-            self.app.stderr.write('Note: %s\n' % note)
-        return COLUMNS, rows(check)
+            self.app.stderr.write(phrases.note(note) + '\n')
+        table = getattr(parsed_args, 'formatter', 'table') == 'table'
+        return (LONG_COLUMNS if parsed_args.long else COLUMNS,
+                rows(check, parsed_args.long,
+                     STOPPED_BY_WIDTH if table else None))

@@ -20,18 +20,21 @@ first.
 
 from osc_lib.command import command
 
+from flavor_exporter.common import phrases
 from flavor_exporter.osc import plugin
 
 LIST_COLUMNS = ('ID', 'Name', 'GPU', 'Total', 'Available', 'Limited By')
 LIST_FIELDS = ('id', 'name', 'gpu', 'total', 'available', 'limited_by')
+# Within 120 columns for flavor UUIDs and names up to 20 characters;
+# --long adds the rest, as openstack server list --long does.
 PROJECT_COLUMNS = ('ID', 'Name', 'GPU', 'Startable', 'Available',
-                   'Quota Headroom', 'Quota Limited By', 'Limited By',
-                   'Availability Zones')
+                   'Quota Headroom')
+PROJECT_LONG_COLUMNS = PROJECT_COLUMNS + (
+    'Quota Limited By', 'Limited By',
+    'Zones (%s)' % phrases.PROJECT_ZONE_CELL.title())
 
-
-def gpu_text(gpu):
-    """"a100 x1" for {"type": "a100", "count": 1}; "" for no GPU."""
-    return '%s x%d' % (gpu['type'], gpu['count']) if gpu else ''
+# The words flavor-exporter-report uses too (common/phrases.py).
+gpu_text = phrases.gpu
 
 
 def gpu_first(flavors):
@@ -42,25 +45,14 @@ def gpu_first(flavors):
 
 
 def zones_text(zones):
-    """"az1: 3 of 4 available, az2: ..." per availability zone.
-
-    Words, not "3/4": the project view's cells are other figures.
-    """
-    return ', '.join('%s: %s of %s available' % (
-        zone, numbers['available'], numbers['total'])
-        for zone, numbers in sorted((zones or {}).items()))
+    """"az1 3/4, az2 0/2 (available/total)" per availability zone."""
+    text = phrases.zones(zones, 'available', 'total')
+    return '%s (%s)' % (text, phrases.FLAVOR_ZONE_CELL) if text else ''
 
 
 def project_zones_text(zones):
-    """"az1: 2 startable, 3 available" per availability zone."""
-    return ', '.join('%s: %s startable, %s available' % (
-        zone, numbers['startable'], numbers['available'])
-        for zone, numbers in sorted(zones.items()))
-
-
-def headroom_text(headroom):
-    """A quota headroom in instances; None is no limit, as the report says."""
-    return 'unlimited' if headroom is None else headroom
+    """"az1 2/3, az2 0/4": startable/available per availability zone."""
+    return phrases.zones(zones, 'startable', 'available')
 
 
 def client_of(app):
@@ -96,6 +88,10 @@ class ListFlavor(command.Lister):
             '--project', metavar='<project-id>',
             help='What this project can start: capacity on the hosts it '
                  'may use, quota headroom, and startable, the smaller')
+        parser.add_argument(
+            '--long', action='store_true', default=False,
+            help='With --project: also what limits the quota headroom and '
+                 'startable, and the figures per availability zone')
         add_cloud_argument(parser)
         return parser
 
@@ -123,13 +119,16 @@ class ListFlavor(command.Lister):
             if parsed_args.availability_zone is not None:
                 zones = {name: numbers for name, numbers in zones.items()
                          if name == parsed_args.availability_zone}
-            rows.append((
-                flavor['id'], flavor['name'], gpu_text(flavor['gpu']),
-                flavor['startable'], flavor['available'],
-                headroom_text(flavor['quota']['headroom']),
-                flavor['quota']['limited_by'],
-                flavor['startable_limited_by'], project_zones_text(zones)))
-        return PROJECT_COLUMNS, rows
+            row = (flavor['id'], flavor['name'], gpu_text(flavor['gpu']),
+                   flavor['startable'], flavor['available'],
+                   phrases.headroom(flavor['quota']))
+            if parsed_args.long:
+                row += (phrases.quota_limited_by(flavor['quota']),
+                        flavor['startable_limited_by'] or '',
+                        project_zones_text(zones))
+            rows.append(row)
+        return (PROJECT_LONG_COLUMNS if parsed_args.long
+                else PROJECT_COLUMNS), rows
 
 
 class ShowFlavor(command.ShowOne):

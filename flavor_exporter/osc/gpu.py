@@ -20,21 +20,16 @@ can use them, and why).
 
 from osc_lib.command import command
 
+from flavor_exporter.common import phrases
 from flavor_exporter.osc import flavor as flavor_cmd
 
 LIST_COLUMNS = ('Type', 'Total', 'Used', 'Free', 'Stranded',
-                'Availability Zones')
-
-
-def devices_text(devices):
-    """"3 free of 8" for a type's figures in a zone."""
-    return '%s free of %s' % (devices['free'], devices['total'])
+                'Zones (%s)' % phrases.GPU_ZONE_CELL.title())
 
 
 def zones_text(zones):
-    """"az1: 3 free of 8, az2: ..." per availability zone."""
-    return ', '.join('%s: %s' % (zone, devices_text(devices))
-                     for zone, devices in sorted((zones or {}).items()))
+    """"az1 3/8, az2 0/2": free/total per availability zone."""
+    return phrases.zones(zones, 'free', 'total')
 
 
 def stranded_text(stranded_by):
@@ -86,7 +81,9 @@ class ShowGpu(command.ShowOne):
             'free': gpu['free'],
             'stranded': gpu['stranded'],
             'stranded_by': stranded_text(gpu['stranded_by']),
-            'availability_zones': zones_text(gpu['availability_zones']),
+            'availability_zones': '%s (%s)' % (
+                zones_text(gpu['availability_zones']),
+                phrases.GPU_ZONE_CELL) if gpu['availability_zones'] else '',
             'hosts': len(gpu.get('hosts') or ()),
             'data_timestamp': document['timestamp'],
             'stale': document['stale'],

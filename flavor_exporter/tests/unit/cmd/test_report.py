@@ -54,7 +54,8 @@ class TestTable(base.BaseTestCase):
              'collection      -               28     32  12/16  16/16  '
              'MEMORY_MB',
              'm1.large        -                7      8    3/4    4/4  '
-             'MEMORY_MB'], lines)
+             'MEMORY_MB',
+             'zone cells: available/total'], lines)
 
     def test_gpu_types(self):
         document = json.loads(render.gpu_list_document(sample.report()))
@@ -64,7 +65,8 @@ class TestTable(base.BaseTestCase):
              '--------------------------',
              'a100      4     2     2         0  2/4    -  -',
              'v100      4     0     4         2    -  4/4  compute service '
-             'disabled 2'],
+             'disabled 2',
+             'zone cells: free/total'],
             report.format_gpu_table(document[pub.GPUS]).splitlines())
 
     def test_what_strands_most_comes_first(self):
@@ -80,7 +82,8 @@ class TestTable(base.BaseTestCase):
         flavors = listed(sample.many_flavors(200))
         self.assertEqual(200, len(flavors))
         lines = report.format_table(flavors).splitlines()
-        self.assertEqual(202, len(lines))
+        self.assertEqual(203, len(lines))
+        self.assertEqual('zone cells: available/total', lines.pop())
         # Every column starts where its header does, on every line.
         header = lines[0]
         starts = [header.index(' ' + word) + 1
@@ -256,8 +259,9 @@ class TestChosenCloud(test_start.StartTestCase):
            'project_id': 'p1'}
 
     def test_check_json(self):
+        # Exit status 1: the set does not start whole.
         _group, lines = self.report('', '--check', self.check_file(self.SET),
-                                    '--format', 'json')
+                                    '--format', 'json', status=1)
         check = json.loads('\n'.join(lines))['check']
         # The quota read now, as for --project.
         self.assertEqual([('compute', '/os-quota-sets/p1/detail', '2.57')],
@@ -268,13 +272,21 @@ class TestChosenCloud(test_start.StartTestCase):
                            check['requests'][0]['servers']]))
 
     def test_check_table(self):
-        _group, lines = self.report('', '--check', self.check_file(self.SET))
+        _group, lines = self.report('', '--check', self.check_file(self.SET),
+                                    status=1)
         self.assertEqual(['#', 'flavor', 'request', 'count', 'started',
                           'stopped_by'], lines[0].split())
-        self.assertEqual(['2', 'm1.large', 'successive', '1', '-', '-'],
-                         lines[3].split())
-        self.assertIn('1: cmp000 cmp000', lines)
+        self.assertEqual(['2', 'm1.large', 'successive', '1', 'not', 'tried',
+                          '-'], lines[3].split())
+        # The words of openstack capacity check (common/phrases.py).
+        self.assertIn('1: hosts: cmp000, cmp000', lines)
         self.assertIn('the set does not start whole: 2 of 4 servers', lines)
+
+    def test_check_that_fits(self):
+        one = {'servers': [{'flavor': 'm1.large', 'count': 1}],
+               'project_id': 'p1'}
+        _group, lines = self.report('', '--check', self.check_file(one))
+        self.assertIn('the set starts: 1 server', lines)
 
     def test_check_file_refused(self):
         stderr = self.useFixture(fixtures.StringStream('stderr')).stream

@@ -38,6 +38,7 @@ import yaml
 
 from flavor_exporter.api import app
 from flavor_exporter.common import clouds
+from flavor_exporter.common import phrases
 from flavor_exporter.osc import check as osc_check
 from flavor_exporter.osc import cloud as osc_cloud
 from flavor_exporter.osc import flavor as osc_flavor
@@ -118,7 +119,8 @@ class CommandTestCase(base.ApiTestCase):
         done = subprocess.CompletedProcess(args, returned,
                                            stdout.getvalue(),
                                            stderr.getvalue())
-        self.assertEqual(status, done.returncode, done.stderr)
+        if status is not None:
+            self.assertEqual(status, done.returncode, done.stderr)
         return done
 
 
@@ -158,14 +160,25 @@ class TestCommands(CommandTestCase):
             'capacity', 'flavor', 'list', '--project', 'p1', '-f',
             'json').stdout)
         large = {f['Name']: f for f in listed}['m1.large']
-        self.assertEqual((2, 7, 2, 'cores', 'quota'),
-                         (large['Startable'], large['Available'],
-                          large['Quota Headroom'], large['Quota Limited By'],
-                          large['Limited By']))
-        self.assertEqual('az1: 2 startable, 3 available, az2: 2 startable, '
-                         '4 available', large['Availability Zones'])
-        # No quota limit reads as flavor-exporter-report prints it.
-        self.assertEqual('unlimited', osc_flavor.headroom_text(None))
+        self.assertEqual(['ID', 'Name', 'GPU', 'Startable', 'Available',
+                          'Quota Headroom'], list(large))
+        self.assertEqual((2, 7, 2), (large['Startable'], large['Available'],
+                                     large['Quota Headroom']))
+        listed = json.loads(self.openstack(
+            'capacity', 'flavor', 'list', '--project', 'p1', '--long', '-f',
+            'json').stdout)
+        large = {f['Name']: f for f in listed}['m1.large']
+        self.assertEqual(('cores', 'quota', 'az1 2/3, az2 2/4'),
+                         (large['Quota Limited By'], large['Limited By'],
+                          large['Zones (Startable/Available)']))
+
+    def test_unlimited_quota(self):
+        # No quota limit (null in the API): "unlimited" in both columns,
+        # as the report says, never None.
+        quota = {'headroom': None, 'limited_by': None}
+        self.assertEqual(('unlimited', 'unlimited'),
+                         (phrases.headroom(quota),
+                          phrases.quota_limited_by(quota)))
 
     def test_table_csv_and_yaml(self):
         table = self.openstack('capacity', 'flavor', 'list').stdout
@@ -177,8 +190,8 @@ class TestCommands(CommandTestCase):
                          '"Limited By"', csv[0])
         shown = self.openstack('capacity', 'flavor', 'show', 'gpu.a100',
                                '-f', 'yaml').stdout
-        self.assertIn("availability_zones: 'az1: 2 of 4 available, az2: 0 "
-                      "of 0 available'", shown)
+        self.assertIn("availability_zones: az1 2/4, az2 0/0 "
+                      "(available/total)", shown)
 
     def test_show_by_name_and_id(self):
         for key in ('gpu.a100', 'g1'):
@@ -220,8 +233,8 @@ class TestCommands(CommandTestCase):
                                           'json').stdout)
         self.assertEqual((first['type'], first['total'], first['free']),
                          (shown['type'], shown['total'], shown['free']))
-        self.assertEqual(osc_gpu.zones_text(first['availability_zones']),
-                         shown['availability_zones'])
+        self.assertEqual(osc_gpu.zones_text(first['availability_zones']) +
+                         ' (free/total)', shown['availability_zones'])
         done = self.openstack('capacity', 'gpu', 'show', 'nope', status=1)
         self.assertIn('No GPU type is named "nope"', done.stderr)
 
@@ -236,16 +249,41 @@ class TestCheck(CommandTestCase):
         self.serve()
 
     def test_servers_in_launch_order(self):
+        # Exit status 1: the set does not start whole.
         done = self.openstack('capacity', 'check', '--server', 'gpu.a100:3',
-                              '--server', 'm1.large:2:2', '-f', 'json')
+                              '--server', 'm1.large:2:2', '-f', 'json',
+                              '--long', status=1)
         rows = json.loads(done.stdout)
         self.assertEqual(
-            [(1, 'gpu.a100', 'successive', 3, 2, 'cmp000, cmp000'),
-             (2, 'm1.large', 'multi-create', 2, 'not tried', '')],
+            [(1, 'gpu.a100', 'successive', 3, 2, False, 'cmp000, cmp000'),
+             (2, 'm1.large', 'multi-create', 2, 'not tried', False, '')],
             [(r['#'], r['Flavor'], r['Request'], r['Count'], r['Started'],
-              r['Hosts']) for r in rows])
+              r['Fits'], r['Hosts']) for r in rows])
         self.assertIn('resources: no valid host', rows[0]['Stopped By'])
         self.assertIn('does not start whole: 2 of 5 servers', done.stderr)
+
+    def test_fits_in_every_format(self):
+        args = ('capacity', 'check', '--server', 'm1.large:1')
+        for fmt, fits in (('json', '"Fits": true'), ('yaml', 'Fits: true'),
+                          ('value', 'True'), ('csv', 'True'),
+                          ('table', 'True')):
+            done = self.openstack(*args, '-f', fmt)
+            self.assertIn(fits, done.stdout, fmt)
+            self.assertIn('the set starts: 1 server\n', done.stderr)
+        done = self.openstack('capacity', 'check', '--server', 'gpu.a100:3',
+                              '-f', 'value', '-c', 'Fits', status=1)
+        self.assertEqual('False\n', done.stdout)
+
+    def test_tables_within_120_columns(self):
+        for args in (('check', '--server', 'gpu.a100:3', '--server',
+                      'm1.large:2:2'),
+                     ('flavor', 'list', '--project', 'p1'),
+                     ('flavor', 'list'), ('gpu', 'list')):
+            done = self.openstack('capacity', *args, status=None)
+            lines = done.stdout.splitlines()
+            self.assertTrue(lines, args)
+            self.assertLessEqual(max(map(len, lines)), 120,
+                                 (args, done.stdout))
 
     def test_the_file_of_the_report(self):
         path = os.path.join(self.useFixture(fixtures.TempDir()).path,
@@ -254,11 +292,12 @@ class TestCheck(CommandTestCase):
             json.dump([{'flavor': 'm1.large', 'count': 2}], f)
         done = self.openstack('capacity', 'check', '--file', path,
                               '--group-policy', 'anti-affinity', '-f',
-                              'json')
+                              'json', '--long')
         rows = json.loads(done.stdout)
         # One per host, the emptier first (cmp002 is disabled).
         self.assertEqual(['cmp001, cmp000'], [r['Hosts'] for r in rows])
-        self.assertIn('The set starts: 2 servers.', done.stderr)
+        self.assertIn('the set starts: 2 servers', done.stderr)
+        self.assertEqual([True], [r['Fits'] for r in rows])
 
     def test_arguments_refused(self):
         done = self.openstack('capacity', 'check', status=1)
