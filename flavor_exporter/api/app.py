@@ -61,7 +61,9 @@ from flavor_exporter.api import policy
 from flavor_exporter.api import published
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
+from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import reader as reader_mod
+from flavor_exporter.publication import whatif as whatif_docs
 
 
 def stale_after(conf):
@@ -99,6 +101,9 @@ def make_published(conf, backend=None):
         if conf.checks.enabled:
             state.checks = checks.CheckAnswers(readers[name], conf.checks,
                                                threads=conf.api.threads)
+            state.answers[pub.WHATIF_REQUESTS_NAME] = checks.WorkerAnswers(
+                readers[name], conf.checks, pub.WHATIF_REQUESTS_NAME,
+                whatif_docs.WHATIF, 'what-if', threads=conf.api.threads)
     return data
 
 

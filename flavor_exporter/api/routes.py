@@ -88,6 +88,8 @@ _V3 = [
            policies.PROJECT_FLAVOR_GET),
     # The policy is the controller's: the project is in the body.
     _route('/v3/checks', 'createCheck', methods=POST),
+    _route('/v3/whatif', 'createWhatif', policies.WHATIF_CREATE,
+           methods=POST),
 ]
 
 TABLE = [

@@ -37,6 +37,7 @@ METRICS = PREFIX + 'metrics:get'
 PROJECT_FLAVOR_LIST = PREFIX + 'project:flavor:list'
 PROJECT_FLAVOR_GET = PREFIX + 'project:flavor:get'
 CHECK_CREATE = PREFIX + 'check:create'
+WHATIF_CREATE = PREFIX + 'whatif:create'
 
 _SCOPES = ['system', 'project']
 
@@ -148,6 +149,20 @@ rules = [
                     'are in the answer only for capacity:flavor:hosts.',
         operations=[{'method': 'POST', 'path': '/v3/checks'},
                     {'method': 'POST', 'path': '/v3/clouds/{cloud}/checks'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=WHATIF_CREATE,
+        check_str=base.ADMIN_OR_SYSTEM_READER,
+        description='Ask what capacity the cloud would have after changes '
+                    '(hosts drained, evacuated, added or removed, '
+                    'allocation ratios or reservations, flavors): '
+                    'administrators and system readers. Not project '
+                    'members: an answer tells the whole cloud\'s figures '
+                    'and the servers of other projects evacuated. Host '
+                    'names the caller did not give are in the answer only '
+                    'for capacity:flavor:hosts.',
+        operations=[{'method': 'POST', 'path': '/v3/whatif'},
+                    {'method': 'POST', 'path': '/v3/clouds/{cloud}/whatif'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=METRICS,

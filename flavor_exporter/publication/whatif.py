@@ -308,8 +308,9 @@ def canonical(whatif):
               for a in whatif.add],
         REMOVE: [_selector_body(s) for s in whatif.remove],
         CHANGE: [dict(_selector_body(c.hosts),
-                      **{RATIO: dict(c.allocation_ratio),
-                         RESERVED: dict(c.reserved)})
+                      **({RATIO: dict(c.allocation_ratio)}
+                         if c.allocation_ratio else {}),
+                      **({RESERVED: dict(c.reserved)} if c.reserved else {}))
                  for c in whatif.change],
         FLAVORS: [dict({FLAVOR: f.flavor, pub.NAME: f.name,
                         EXTRA_SPECS: dict(f.extra_specs)}, **dict(f.fields))

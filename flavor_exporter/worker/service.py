@@ -25,7 +25,7 @@ timer threads, so that one that blocks holds none of the others:
 - answer_managers.ProjectManager: the projects asked about (a quota API
   may hang);
 - answer_managers.CheckManager: the set checks asked for ([checks]
-  enabled).
+  enabled); answer_managers.RequestManager: the what-ifs, likewise.
 
 Each cloud of [DEFAULT] clouds has its own service, managers, timer
 threads and leadership: a cloud that fails or hangs delays no other.
@@ -44,6 +44,7 @@ from flavor_exporter.worker import leadership
 from flavor_exporter.worker import manager
 from flavor_exporter.worker import projects
 from flavor_exporter.worker import refresh
+from flavor_exporter.worker import whatif
 
 LOG = log.getLogger(__name__)
 
@@ -120,6 +121,12 @@ class WorkerService(service.Service):
         if conf.checks.enabled:
             managers.append(answer_managers.CheckManager(
                 conf, cloud, checks.CheckAnswers(
+                    conf, cloud_publisher, refresher, cloud, self._options),
+                self._leads))
+            # What-ifs take the set checks' path and bounds, in a
+            # manager of their own: a second-long what-if holds no check.
+            managers.append(answer_managers.RequestManager(
+                conf, cloud, whatif.WhatifAnswers(
                     conf, cloud_publisher, refresher, cloud, self._options),
                 self._leads))
         return managers

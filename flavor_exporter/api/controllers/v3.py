@@ -27,6 +27,7 @@ from flavor_exporter.api.controllers import gpus
 from flavor_exporter.api.controllers import projects
 from flavor_exporter.api.controllers import status
 from flavor_exporter.api.controllers import versions
+from flavor_exporter.api.controllers import whatif
 from flavor_exporter.api import responses
 
 
@@ -38,6 +39,7 @@ class CloudController(object):
     status = status.StatusController()
     projects = projects.ProjectsController()
     checks = checks.ChecksController()
+    whatif = whatif.WhatifController()
 
 
 class CloudsController(base.Resource):

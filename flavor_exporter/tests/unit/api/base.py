@@ -28,7 +28,9 @@ from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.worker import checks
+from flavor_exporter.worker import openstack
 from flavor_exporter.worker import refresh
+from flavor_exporter.worker import whatif
 
 
 class FlakyBackend(cache.MemoryBackend):
@@ -156,6 +158,38 @@ class ApiTestCase(base.TestCase):
         if message is not None:
             self.assertIn(message, got)
         self.assertNotIn(b'<html', response.body.lower())
+
+    def answer_whatifs(self):
+        """Run the leading worker's answers to what-ifs until the end.
+
+        On the sample snapshot of the data published now; Nova's server
+        listing (of hosts evacuated) is refused, as by a Nova that
+        fails: a 502.
+        """
+        pointer = self.store.reader.current()
+        collected_at = datetime.datetime.fromisoformat(
+            pointer[pub.TIMESTAMP].replace('Z', '+00:00'))
+        snapshot = sample.snapshot(collected_at=collected_at)
+
+        def refused(*args, **kwargs):
+            raise openstack.CloudError('compute GET /servers/detail: 503')
+        refresher = types.SimpleNamespace(
+            last_report=engine.compute(snapshot, engine.Options()),
+            last_snapshot=snapshot,
+            client=types.SimpleNamespace(get_all=refused))
+        answers = whatif.WhatifAnswers(
+            self.conf, self.store, refresher, clouds.default(self.conf),
+            engine.Options())
+        stop = threading.Event()
+
+        def answer():
+            while not stop.wait(0.01):
+                answers.answer()
+        thread = threading.Thread(target=answer, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join)
+        self.addCleanup(stop.set)
+        return answers
 
     def answer_checks(self, readings=None):
         """Run the leading worker's answers to set checks until the end.

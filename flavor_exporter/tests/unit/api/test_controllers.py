@@ -97,7 +97,8 @@ class TestTheTreeServesTheTable(base.ApiTestCase):
             seen.add(SAME_METHOD.get(operation, operation))
         named = set()
         for module_name in ('checks', 'docs', 'flavors', 'gpus', 'health',
-                            'metrics', 'projects', 'root', 'status', 'v3'):
+                            'metrics', 'projects', 'root', 'status', 'v3',
+                            'whatif'):
             module = __import__('flavor_exporter.api.controllers.%s'
                                 % module_name, fromlist=['x'])
             for _, kind in inspect.getmembers(module, inspect.isclass):

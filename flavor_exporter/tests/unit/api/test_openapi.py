@@ -46,6 +46,15 @@ MEMBER = {'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
           'X-Roles': 'member', 'X-Project-Id': 'p1'}
 #: A set check of the sample cloud's flavors.
 CHECK = {'servers': [{'flavor': 'gpu.a100', 'count': 1}]}
+#: A what-if of the sample cloud.
+WHATIF = {'drain': [{'hosts': ['cmp001']}]}
+
+
+def body_for(url):
+    """The body a POST to url sends: a what-if or a set check."""
+    return WHATIF if url.endswith('/whatif') else CHECK
+
+
 # Sample values for path parameters, all of published flavors and GPUs.
 SAMPLES = {'flavor_id': 'g1', 'flavor': 'gpu.a100', 'cloud': 'default',
            'gpu_type': 'a100', 'project_id': 'p1'}
@@ -108,11 +117,13 @@ class TestOpenApi(base.ApiTestCase):
     def test_documented_answers(self):
         self.publish()
         self.answer_checks()
+        self.answer_whatifs()
         for path, item in self.document['paths'].items():
             url = path.format(**SAMPLES)
             if 'post' in item:
                 operation = item['post']
-                response = self.app.post_json(url, CHECK, expect_errors=True)
+                response = self.app.post_json(url, body_for(url),
+                                              expect_errors=True)
                 self.assertEqual(200, response.status_int, url)
             else:
                 operation = item['get']
@@ -184,17 +195,22 @@ class TestEveryStatus(base.ApiTestCase):
 
     @staticmethod
     def caller(test_app, method):
-        """A call of test_app by method; a POST sends the CHECK body."""
+        """A call of test_app by method; a POST sends body_for(url)."""
         if method == 'post':
-            return functools.partial(test_app.post_json, params=CHECK,
-                                     expect_errors=True)
+            def post(url, **kwargs):
+                return test_app.post_json(url, params=body_for(url),
+                                          expect_errors=True, **kwargs)
+            return post
         return functools.partial(getattr(test_app, method),
                                  expect_errors=True)
 
     def answers(self, method, path, route):
         """{status: [webtest responses]} of every way path can answer."""
         url = path.format(**SAMPLES)
-        answers = self.check_answers(url) if method == 'post' else []
+        answers = []
+        if method == 'post':
+            answers = (self.whatif_answers(url) if url.endswith('/whatif')
+                       else self.check_answers(url))
         call = self.caller(self.published, method)
         answers += [
             call(url), call(url + '?x=%ff'),
@@ -252,6 +268,34 @@ class TestEveryStatus(base.ApiTestCase):
         answers.append(refused.post_json(
             url, {'servers': [{'flavor': 'm1.large'}]}, expect_errors=True))
         self.flags(group='checks', wait=5, new_per_client=30)
+        return answers
+
+    def whatif_answers(self, url):
+        """What only a what-if answers: its body, the worker's problems."""
+        self.flags(group='checks', wait=5)
+        self.published = webtest.TestApp(app.setup_app(self.conf,
+                                                       self.backend))
+        post = functools.partial(self.published.post_json, url,
+                                 expect_errors=True)
+        raw = functools.partial(self.published.post, url,
+                                expect_errors=True)
+        self.answer_whatifs()
+        answers = [post({}), post({'drain': [{'hosts': ['nohost']}]}),
+                   # The worker's listing of the servers fails: 502.
+                   post({'drain': [{'hosts': ['cmp000'],
+                                    'servers': 'evacuate'}]}),
+                   raw(b' ' * 70000, content_type='application/json'),
+                   raw(b'{}', content_type='text/plain')]
+        self.flags(group='checks', wait=0, new_per_client=1)
+        refused = webtest.TestApp(app.setup_app(self.conf, self.backend))
+        answers.append(refused.post_json(
+            url, {'add': [{'like': 'cmp001', 'count': 3}]},
+            expect_errors=True))
+        self.flags(group='checks', enabled=False)
+        answers.append(webtest.TestApp(app.setup_app(
+            self.conf, self.backend)).post_json(url, WHATIF,
+                                                expect_errors=True))
+        self.flags(group='checks', wait=5, new_per_client=30, enabled=True)
         return answers
 
     def project_answers(self, call, path):
