@@ -56,17 +56,21 @@ class NotificationsTestCase(test_commands.CommandsTestCase):
             self.scenario, notification_url=self.rabbit.url,
             notification_format=self.notification_format))
 
+    def worker_lines(self):
+        """The workers' options beyond the bus and the coordination's."""
+        return ['[notifications]', 'settle = 0.5',
+                '[coordination]', 'check_interval = 1']
+
     def setUp(self):
         super().setUp()
         self.conn = self.cloud.connection()
-        config = self.write_config(lines=[
+        self.config = self.write_config(lines=[
             '[worker]', 'refresh_interval = 3600',
             '[openstack]', 'notification_transport_url = %s'
             % self.rabbit.url,
-            '[notifications]', 'settle = 0.5',
             '[coordination]', 'backend_url = memcached://%s?timeout=5'
-            % self.memcached.servers[0], 'check_interval = 1'])
-        self.workers = [self.start('worker-%d' % i, config,
+            % self.memcached.servers[0]] + self.worker_lines())
+        self.workers = [self.start('worker-%d' % i, self.config,
                                    'flavor-exporter-worker')
                         for i in (1, 2)]
         self.addOnException(self.attach_logs)
