@@ -19,7 +19,9 @@ Options of one benchmark: ``python -m tools.bench.<name> --help``.
 ``realcloud`` (the real Nova + Placement test cloud at 200 and 1,000
 hosts) takes many minutes and needs Nova: it runs only when named
 (``tox -e bench -- realcloud``), in the functional env's interpreter
-(make it once with ``tox -e functional --notest``).
+(make it once with ``tox -e functional --notest``); so does ``freshness``
+(a change made in that cloud, through RabbitMQ, to the served API's
+answer).
 """
 
 import os
@@ -30,7 +32,7 @@ BENCHMARKS = ('engine', 'publish', 'api', 'inprocess', 'collect', 'worker',
               'memcached_loss', 'projects', 'notifications', 'checks',
               'request_log')
 # Run only when named: minutes long, and Nova must be installed.
-ON_REQUEST = ('realcloud',)
+ON_REQUEST = ('realcloud', 'freshness')
 FUNCTIONAL_PYTHON = os.path.join('.tox', 'functional', 'bin', 'python')
 
 
