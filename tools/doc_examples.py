@@ -64,6 +64,7 @@ CHECK = {'project_id': PROJECT,
 EXAMPLES = [
     ('versions', 'GET', '/', None),
     ('version-v3', 'GET', '/v3/', None),
+    ('version-v2', 'GET', '/v2/', None),
     ('seed-flavors-list', 'GET', '/v2/flavors/', None),
     ('legacy-flavors-list', 'GET', '/gpus/flavors/', None),
     ('legacy-flavor-show', 'GET', '/gpus/flavors/{flavor_id}', None),

@@ -10,6 +10,9 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
+import os
+import sys
+
 extensions = [
     'openstackdocstheme',
     'os_api_ref',
@@ -30,9 +33,25 @@ policy_generator_config_file = (
     '../../etc/flavor-exporter/flavor-exporter-policy-generator.conf')
 sample_policy_basename = '_static/flavor-exporter'
 
-# The API examples (api-ref/samples/) are included by the pages that show
-# them, never built as pages of their own.
-exclude_patterns = ['api-ref/samples/*']
+# The API examples (api-ref/samples/) and the API reference's generated
+# parts are included by the pages that show them, never built as pages of
+# their own.
+exclude_patterns = ['api-ref/samples/*', 'api-ref/generated/*']
+
+# The repository's root: tools.api_ref writes the API reference's routes,
+# parameters and statuses from the API's own route table and OpenAPI
+# document before each build.
+sys.path.insert(0, os.path.abspath(os.path.join(
+    os.path.dirname(__file__), '..', '..')))
+
+
+def _generate_api_ref(app):
+    from tools import api_ref
+    api_ref.generate()
+
+
+def setup(app):
+    app.connect('builder-inited', _generate_api_ref)
 
 openstackdocs_repo_name = 'openstack/flavor-exporter'
 openstackdocs_auto_name = False
