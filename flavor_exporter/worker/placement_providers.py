@@ -318,6 +318,9 @@ class _Cached:
     inventories: dict = dataclasses.field(default_factory=dict)
     traits: frozenset = frozenset()
     problem: str | None = None
+    # When it was last written to the shared cache (provider_store; time.
+    # time() seconds), None when not yet: the worker writes it then.
+    shared_at: int | None = None
 
     def needs_usages(self):
         # No inventory, no allocation: Placement refuses both otherwise.
@@ -443,8 +446,29 @@ def _failure(got):
     return None
 
 
+def _from_store(store, wanted, cache):
+    """cache with what store holds of the providers it lacks: (dict, n).
+
+    A provider is looked up when cache has no entry of its generation (a
+    new leader's first refresh: none); the store's misses are read from
+    Placement as before.
+    """
+    missing = {summary.uuid: summary.generation for summary in wanted
+               if getattr(cache.get(summary.uuid), 'generation', None)
+               != summary.generation}
+    loaded = store.load(missing) if missing else {}
+    if not loaded:
+        return cache, 0
+    cache = dict(cache)
+    for uuid, (inventories, traits, written_at) in loaded.items():
+        cache[uuid] = _Cached(generation=missing[uuid],
+                              inventories=inventories, traits=traits,
+                              shared_at=written_at)
+    return cache, len(loaded)
+
+
 def read_providers(client, wanted, previous=None, notices=None,
-                   keep_usages=None):
+                   keep_usages=None, store=None):
     """A Reading of the providers in wanted (Summary objects).
 
     previous: the Reading of the previous successful refresh (None at
@@ -454,9 +478,14 @@ def read_providers(client, wanted, previous=None, notices=None,
     one by one, but for those keep_usages(uuid) allows to keep what the
     previous reading read of them at the same generation. All those calls
     go through one client.map so that the concurrency bound holds across
-    the whole refresh. notices: as for read_summaries.
+    the whole refresh. notices: as for read_summaries. store: a
+    provider_store.ProviderStore where the inventories and traits of
+    providers previous lacks are looked up before they are read.
     """
     cache = previous.cache if previous else {}
+    shared = 0
+    if store is not None:
+        cache, shared = _from_store(store, wanted, cache)
     summarized = {}
     if wanted:
         wanted_uuids = {summary.uuid for summary in wanted}
@@ -543,6 +572,8 @@ def read_providers(client, wanted, previous=None, notices=None,
              'usages_summarized': len(summarized)}
     if kept:
         stats['usages_kept'] = len(kept)
+    if store is not None:
+        stats['providers_shared'] = shared
     read_usages = {
         summary.uuid: (summary.generation,
                        answers[summary.uuid]['usages'])

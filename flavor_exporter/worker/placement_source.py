@@ -25,16 +25,19 @@ aggregates.
 
 import dataclasses
 import threading
+import time
 
 from oslo_log import log
 
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
+from flavor_exporter.publication import cache
 from flavor_exporter.worker import census
 from flavor_exporter.worker import nova
 from flavor_exporter.worker import nova_events
 from flavor_exporter.worker import placement_providers
+from flavor_exporter.worker import provider_store
 from flavor_exporter.worker import source
 
 LOG = log.getLogger(__name__)
@@ -63,13 +66,19 @@ class PlacementSource(source.Source):
     (uuid -> generation, inventories, traits) and the class its usage
     query asks for survive between refreshes; they are replaced only when
     a refresh succeeded, so a failed one leaves nothing half-updated
-    behind.
+    behind. store: a provider_store.ProviderStore, the shared cache where
+    the inventories and traits of providers are kept for the next leader
+    too (None: this process alone keeps them).
     """
 
     name = 'placement'
+    # The notices topic of the shared provider cache.
+    _STORE = 'provider cache'
 
-    def __init__(self, conf, log_prefix=''):
+    def __init__(self, conf, log_prefix='', store=None, clock=time.time):
         super().__init__(conf, log_prefix)
+        self._store = store
+        self._clock = clock
         self._last_reading = None
         # The compute nodes of the last hypervisors read.
         self._roots = None
@@ -142,7 +151,8 @@ class PlacementSource(source.Source):
                   for summary in members]
         reading = placement_providers.read_providers(
             client, wanted, self._last_reading, self._notices,
-            keep_usages=self._usages_kept(scope, touched, nodes, summaries))
+            keep_usages=self._usages_kept(scope, touched, nodes, summaries),
+            store=self._store)
 
         for uuid, (node, service_host, hypervisor) in sorted(
                 nodes.items(), key=lambda item: item[1][:2]):
@@ -179,18 +189,52 @@ class PlacementSource(source.Source):
         # What the next refresh needs; the providers are the snapshot's.
         self._last_reading = dataclasses.replace(reading, providers={},
                                                  unusable={})
+        self._share(self._last_reading.cache)
         self.last_stats = stats
         self._warn(problems)
         LOG.info('%(prefix)sPlacement refresh: %(api_calls)d API calls; '
                  '%(providers)d resource providers, %(providers_fetched)d '
                  'read, %(providers_reused)d unchanged since the previous '
-                 'refresh; usages of %(usages_summarized)d from allocation '
-                 'candidates, of %(usages_read)d read one by one',
-                 dict(stats, prefix=self._log_prefix))
+                 'refresh%(shared)s; usages of %(usages_summarized)d from '
+                 'allocation candidates, of %(usages_read)d read one by one',
+                 dict(stats, prefix=self._log_prefix, shared=(
+                     ' (%d of them from the shared cache)'
+                     % stats['providers_shared']
+                     if 'providers_shared' in stats else '')))
         return model.Snapshot(source=self.name, flavors=flavors,
                               hosts=hosts, problems=problems,
                               api_calls=stats['api_calls'],
                               aggregates=[agg for agg, _ in aggregates])
+
+    def _share(self, entries):
+        """Write to the store the entries it lacks or holds since long.
+
+        entries: the {uuid: _Cached} of a successful collect, updated in
+        place with when each was written. A cache that cannot be written
+        costs the next leader calls, not this refresh: said once, and
+        written again at the next refresh.
+        """
+        if self._store is None:
+            return
+        now = int(self._clock())
+        stale = now - provider_store.REWRITE_AFTER
+        due = {uuid: (entry.generation, entry.inventories, entry.traits, now)
+               for uuid, entry in entries.items()
+               if entry.shared_at is None or entry.shared_at < stale}
+        if not due:
+            return
+        try:
+            self._store.save(due)
+        except cache.CacheError as exc:
+            self._notices.started(
+                self._STORE, 'Could not write the resource providers to the '
+                'shared cache, a new leader will read them from Placement: '
+                '%s' % exc)
+            return
+        self._notices.ended(self._STORE, 'The resource providers are '
+                            'written to the shared cache again')
+        for uuid in due:
+            entries[uuid] = dataclasses.replace(entries[uuid], shared_at=now)
 
     @staticmethod
     def _usages_kept(scope, touched, nodes, summaries):

@@ -44,6 +44,7 @@ from flavor_exporter.worker import notices
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 from flavor_exporter.worker import projects
+from flavor_exporter.worker import provider_store
 from flavor_exporter.worker import quotas
 
 LOG = log.getLogger(__name__)
@@ -140,15 +141,19 @@ def check_unreadable(report, percent):
                          for item in sorted(unreadable.items())[:3])))
 
 
-def make_source(conf, client, log_prefix=''):
-    """The configured capacity source; auto prefers Placement."""
+def make_source(conf, client, log_prefix='', store=None):
+    """The configured capacity source; auto prefers Placement.
+
+    store: the provider_store.ProviderStore the Placement source shares
+    what it read of the providers through, if any.
+    """
     wanted = conf.capacity.source
     if wanted == 'auto':
         wanted = ('placement' if placement_source.placement_available(client)
                   else 'hypervisors')
         LOG.info('%sCapacity source: %s', log_prefix, wanted)
     if wanted == 'placement':
-        return placement_source.PlacementSource(conf, log_prefix)
+        return placement_source.PlacementSource(conf, log_prefix, store)
     return hypervisors_source.HypervisorsSource(conf, log_prefix)
 
 
@@ -198,6 +203,18 @@ class Refresher:
                 self._conf, self.cloud.group)
         return self._client
 
+    def provider_store(self):
+        """The shared cache of resource providers, or None.
+
+        Only memcached is shared with the workers that may lead next; a
+        process's own memory (flavor-exporter-all) keeps its providers
+        anyway, and a one-shot command publishes nothing.
+        """
+        backend = getattr(self._publisher, 'backend', None)
+        if not isinstance(backend, cache.MemcachedBackend):
+            return None
+        return provider_store.ProviderStore(backend, self.cloud.key_prefix)
+
     @property
     def last_error(self):
         """The message of the last failed refresh, or None."""
@@ -222,7 +239,8 @@ class Refresher:
         """
         if self._source is None:
             self._source = make_source(self._conf, self.client,
-                                       self.cloud.log_prefix)
+                                       self.cloud.log_prefix,
+                                       self.provider_store())
         snapshot = self._source.collect(self.client, scope, hosts)
         if self._cell_databases is not None:
             self._cell_databases.attach(snapshot.hosts, snapshot.problems)
