@@ -45,14 +45,6 @@ sys.path.insert(0, os.path.abspath(os.path.join(
     os.path.dirname(__file__), '..', '..')))
 
 
-def _generate_api_ref(app):
-    from tools import api_ref
-    api_ref.generate()
-
-
-def setup(app):
-    app.connect('builder-inited', _generate_api_ref)
-
 openstackdocs_repo_name = 'openstack/flavor-exporter'
 openstackdocs_auto_name = False
 project = 'flavor-exporter'
@@ -62,3 +54,12 @@ source_suffix = '.rst'
 html_theme = 'openstackdocs'
 html_static_path = ['_static']
 pygments_style = 'native'
+
+
+def _generate_api_ref(app):
+    from tools import api_ref
+    api_ref.generate()
+
+
+def setup(app):
+    app.connect('builder-inited', _generate_api_ref)
