@@ -169,6 +169,8 @@ def apply_gpus(query, document, zones):
         numbers = (gpu.get(pub.ZONES) or {}).get(zone)
         figures = numbers or {pub.TOTAL: 0, pub.USED: 0, pub.FREE: 0,
                               pub.STRANDED: 0, pub.STRANDED_BY: {}}
+        if not numbers and pub.FRAGMENTED in gpu:
+            figures = dict(figures, **{pub.FRAGMENTED: 0})
         gpus.append(dict(gpu, **figures, **{
             pub.ZONES: {zone: numbers} if numbers else {}}))
     return dict(document, **{pub.GPUS: gpus})
@@ -184,5 +186,11 @@ def _in_zone(flavor, zone):
         total = available = 0
     else:
         total, available = numbers[pub.TOTAL], numbers[pub.AVAILABLE]
-    return dict(flavor, **{pub.TOTAL: total, pub.AVAILABLE: available,
-                           pub.ZONES: {zone: numbers} if numbers else {}})
+    zoned = dict(flavor, **{pub.TOTAL: total, pub.AVAILABLE: available,
+                            pub.ZONES: {zone: numbers} if numbers else {}})
+    if pub.FRAGMENTED in flavor:
+        # A worker before fragmentation published none.
+        zoned[pub.FRAGMENTED] = (
+            None if flavor.get(pub.TOTAL) is None
+            else (numbers or {}).get(pub.FRAGMENTED, 0))
+    return zoned

@@ -449,6 +449,8 @@ def _unrestricted(report):
         if result.request is not None:
             for zone in report.unrestricted_zones:
                 result.zones[zone] = [result.total, result.available]
+                if result.fragmentation is not None:
+                    result.fragmentation.unrestricted(zone)
 
 
 def _capped(snapshot, options):
@@ -487,9 +489,9 @@ def reference_compute(snapshot, options):
     for result in flavors:
         result.fragmentation = fragmentation.reference(
             result, snapshot.hosts, options, host_metadata)
-    fragmentation.gpu_figures(report)
     report.unrestricted_zones = unrestricted_zones(snapshot, options)
     _unrestricted(report)
+    fragmentation.gpu_figures(report)
     return report
 
 
@@ -679,9 +681,9 @@ def compute(snapshot, options, fits=None, numa_counts=None):
     _name_gpus(report)
     # Before _unrestricted: the zones' own figures, not the cloud's.
     fragmentation.compute(report, zone_names, options, _request_key)
-    fragmentation.gpu_figures(report)
     report.unrestricted_zones = unrestricted_zones(snapshot, options)
     _unrestricted(report)
+    fragmentation.gpu_figures(report)
     return report
 
 

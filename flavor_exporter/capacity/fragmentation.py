@@ -78,8 +78,16 @@ class Fragment:
 class Figures:
     pooled: int = 0
     fragmented: int = 0
-    zones: dict = dataclasses.field(default_factory=dict)  # az -> frag.
+    # zone -> fragmented there, zones with something fragmented only
+    zones: dict = dataclasses.field(default_factory=dict)
     fragments: list = dataclasses.field(default_factory=list)
+
+    def unrestricted(self, zone):
+        """zone's figure is the cloud's (engine.unrestricted_zones)."""
+        if self.fragmented:
+            self.zones[zone] = self.fragmented
+        else:
+            self.zones.pop(zone, None)
 
 
 def demands(request):
@@ -337,12 +345,17 @@ def gpu_figures(report):
     for gpu_type in report.gpus:
         by_flavor = {}
         devices = 0
+        zones = {}
         for result in report.flavors:
             figures = getattr(result, 'fragmentation', None)
             if result.gpu is None or result.gpu[0] != gpu_type.name or \
                     figures is None:
                 continue
+            per_instance = result.gpu[1]
             by_flavor[result.flavor.name] = figures.fragmented
-            devices = max(devices, figures.fragmented * result.gpu[1])
+            devices = max(devices, figures.fragmented * per_instance)
+            for zone, lost in figures.zones.items():
+                zones[zone] = max(zones.get(zone, 0), lost * per_instance)
         gpu_type.fragmented = devices
+        gpu_type.fragmented_zones = zones
         gpu_type.fragmented_by_flavor = dict(sorted(by_flavor.items()))

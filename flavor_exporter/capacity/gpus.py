@@ -99,6 +99,7 @@ class GpuType:
     # Devices pooling the free resources would put to use
     # (fragmentation.gpu_figures), and each flavor's fragmented count.
     fragmented: int = 0
+    fragmented_zones: dict = dataclasses.field(default_factory=dict)
     fragmented_by_flavor: dict = dataclasses.field(default_factory=dict)
 
     @property

@@ -200,6 +200,19 @@ FREE = 'free'
 STRANDED = 'stranded'
 STRANDED_BY = 'stranded_by'    # {why: devices}
 BLOCKED_BY = 'blocked_by'      # per host: why its free devices are stranded
+#: Instances (of a flavor) or devices (of a GPU type) the free resources
+#: would hold if pooled per zone, beyond what fits host by host
+#: (capacity/fragmentation.py).
+FRAGMENTED = 'fragmented'
+#: In a flavor's own document: {POOLED}, and FRAGMENTS as served.
+FRAGMENTATION = 'fragmentation'
+POOLED = 'pooled'
+FRAGMENTED_BY_FLAVOR = 'fragmented_by_flavor'  # a GPU type's flavors
+#: In v3_flavor_hosts(): [[position, {demand: leftover}, closeness]] of the
+#: hosts closest to one more instance; as served, rows with host names.
+FRAGMENTS = 'fragments'
+LEFTOVER = 'leftover'
+CLOSENESS = 'closeness'
 
 # Columns of v3_flavor_hosts() (besides EXCLUDED), v3_gpu_hosts() and
 # hosts_page() documents.
@@ -464,7 +477,23 @@ def with_hosts(document, hosts_document, index_page):
     flavor = dict(document[FLAVOR])
     flavor[HOSTS] = _host_rows(hosts_document, index_page)
     flavor[EXCLUDED] = hosts_document[EXCLUDED]
+    if flavor.get(FRAGMENTATION) is not None:
+        # Documents of a worker before fragmentation have no FRAGMENTS.
+        flavor[FRAGMENTATION] = dict(flavor[FRAGMENTATION], **{
+            FRAGMENTS: _fragment_rows(hosts_document.get(FRAGMENTS, ()),
+                                      index_page)})
     return dict(document, **{FLAVOR: flavor})
+
+
+def _fragment_rows(fragments, index_page):
+    rows = []
+    for position, leftover, closeness in fragments:
+        page = index_page(position // HOSTS_PER_PAGE)
+        at = position % HOSTS_PER_PAGE
+        rows.append({HOST: page[HOST][at], NODE: page[NODE][at],
+                     ZONE: page[ZONE][at], LEFTOVER: leftover,
+                     CLOSENESS: closeness})
+    return rows
 
 
 def _host_rows(numbers, index_page):

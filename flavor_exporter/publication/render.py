@@ -89,6 +89,7 @@ def v3_flavor(capacity, detail=False):
     request = capacity.request
     gpu = capacity.gpu
     valid = request is not None
+    figures = capacity.fragmentation
     body = {
         pub.ID: flavor.id,
         pub.NAME: flavor.name,
@@ -103,8 +104,11 @@ def v3_flavor(capacity, detail=False):
         'gpu': {'type': gpu[0], 'count': gpu[1]} if gpu else None,
         pub.TOTAL: capacity.total if valid else None,
         pub.AVAILABLE: capacity.available if valid else None,
+        pub.FRAGMENTED: figures.fragmented if figures else None,
         pub.ZONES: {
-            zone: {pub.TOTAL: t, pub.AVAILABLE: a}
+            zone: {pub.TOTAL: t, pub.AVAILABLE: a,
+                   pub.FRAGMENTED: figures.zones.get(zone, 0)
+                   if figures else None}
             for zone, (t, a) in sorted(capacity.zones.items())},
         pub.RESERVED: {pub.TOTAL: capacity.reserved[0],
                        pub.AVAILABLE: capacity.reserved[1]},
@@ -117,6 +121,8 @@ def v3_flavor(capacity, detail=False):
         body['request_groups'] = (_request_groups(request) if valid
                                   else None)
         body['group_policy'] = request.group_policy if valid else None
+        body[pub.FRAGMENTATION] = ({pub.POOLED: figures.pooled}
+                                   if figures else None)
     return body
 
 
@@ -127,7 +133,14 @@ def _encoded_hosts(capacity, position_of):
 def host_numbers(capacity, position_of):
     """The v3_flavor_hosts() document value of a flavor (see contract)."""
     return dict(_host_columns(capacity, position_of), **{
-        pub.EXCLUDED: dict(sorted(capacity.excluded.items()))})
+        pub.EXCLUDED: dict(sorted(capacity.excluded.items())),
+        pub.FRAGMENTS: _fragments(capacity)})
+
+
+def _fragments(capacity):
+    figures = capacity.fragmentation
+    return [[f.position, f.leftover, f.closeness]
+            for f in (figures.fragments if figures else ())]
 
 
 def _host_columns(capacity, position_of):
@@ -187,7 +200,8 @@ def _hosts_key(capacity, position_of):
         # Counted host by host (the engine's exact path): few hosts.
         numbers = tuple((position_of[h.host], h.total, h.available,
                          h.limited_by) for h in capacity.hosts)
-    return numbers, tuple(sorted(capacity.excluded.items()))
+    return (numbers, tuple(sorted(capacity.excluded.items())),
+            repr(_fragments(capacity)))
 
 
 def host_index(hosts):
@@ -217,8 +231,11 @@ def v3_gpu(gpu_type):
                  'traits': list(kind.traits),
                  'counted_from': sorted(gpu_type.counted_from)},
                 **_devices(gpu_type.devices),
-                **{pub.ZONES: {zone: _devices(devices) for zone, devices
-                               in sorted(gpu_type.zones.items())}})
+                **{pub.FRAGMENTED: gpu_type.fragmented,
+                   pub.FRAGMENTED_BY_FLAVOR: gpu_type.fragmented_by_flavor},
+                **{pub.ZONES: {zone: dict(_devices(devices), **{
+                    pub.FRAGMENTED: gpu_type.fragmented_zones.get(zone, 0)})
+                    for zone, devices in sorted(gpu_type.zones.items())}})
 
 
 def gpu_hosts(gpu_type):
@@ -284,15 +301,20 @@ def metrics(report):
         ('flavor_exporter_flavor_capacity', 'total',
          'Instances of the flavor that fit in the empty cloud.'),
         ('flavor_exporter_flavor_available', 'available',
-         'Instances of the flavor that fit now.'))
+         'Instances of the flavor that fit now.'),
+        ('flavor_exporter_flavor_fragmented', 'fragmented',
+         'Instances of the flavor the free resources would hold if pooled '
+         'per availability zone, beyond what fits now.'))
     for metric, attribute, text in families:
         lines += _family(metric, text)
         for capacity in valid:
             labels = 'flavor_id="%s",flavor_name="%s",gpu="%s"' % (
                 _label(capacity.flavor.id), _label(capacity.flavor.name),
                 'true' if capacity.gpu else 'false')
-            lines.append('%s{%s} %d' % (metric, labels,
-                                        getattr(capacity, attribute)))
+            value = (capacity.fragmentation.fragmented
+                     if attribute == 'fragmented'
+                     else getattr(capacity, attribute))
+            lines.append('%s{%s} %d' % (metric, labels, value))
     zone_families = (
         ('flavor_exporter_flavor_zone_capacity', 0,
          'Instances of the flavor that fit in one availability zone, '
@@ -356,6 +378,13 @@ def gpu_metrics(types):
                     '%s{gpu_type="%s",availability_zone="%s"} %d' % (
                         metric, _label(gpu_type.name), _label(zone),
                         getattr(devices, attribute)))
+    metric = 'flavor_exporter_gpu_devices_fragmented'
+    lines += _family(metric, 'GPU devices of the type that the flavors '
+                             'asking for them would put to use if the free '
+                             'resources were pooled per availability zone.')
+    for gpu_type in types:
+        lines.append('%s{gpu_type="%s"} %d' % (metric, _label(gpu_type.name),
+                                               gpu_type.fragmented))
     metric = 'flavor_exporter_gpu_devices_stranded_by'
     lines += _family(metric, 'Stranded GPU devices of the type in one '
                              'availability zone, by what blocks them: a '

@@ -111,11 +111,13 @@ class TestApply(base.BaseTestCase):
         self.assertEqual(5, len(result))
         self.assertEqual((4, 4), (result['1']['total'],
                                   result['1']['available']))
-        self.assertEqual({'az2': {'total': 4, 'available': 4}},
+        self.assertEqual({'az2': {'total': 4, 'available': 4,
+                                  'fragmented': 0}},
                          result['1']['availability_zones'])
+        self.assertEqual(0, result['1']['fragmented'])
         # g1 has no host in az2.
         self.assertEqual(
-            (0, 0, {'az2': {'total': 0, 'available': 0}}),
+            (0, 0, {'az2': {'total': 0, 'available': 0, 'fragmented': 0}}),
             (result['g1']['total'], result['g1']['available'],
              result['g1']['availability_zones']))
         # A flavor that could not be evaluated stays "unknown".

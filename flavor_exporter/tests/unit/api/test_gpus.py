@@ -30,15 +30,18 @@ DISABLED = 'compute service disabled'
 
 def figures(total, used, free, stranded=0, stranded_by=None):
     return {'total': total, 'used': used, 'free': free,
-            'stranded': stranded, 'stranded_by': stranded_by or {}}
+            'stranded': stranded, 'stranded_by': stranded_by or {},
+            'fragmented': 0}
 
 
 A100 = dict({'type': 'a100', 'resource_class': None, 'traits': [],
              'counted_from': ['aggregates']}, **figures(4, 2, 2),
+            fragmented_by_flavor={'gpu.a100': 0},
             availability_zones={'az1': figures(4, 2, 2)})
 V100 = dict({'type': 'v100', 'resource_class': None, 'traits': [],
              'counted_from': ['aggregates']},
             **figures(4, 0, 4, 2, {DISABLED: 2}),
+            fragmented_by_flavor={'GPU.V100-small': 0},
             availability_zones={'az2': figures(4, 0, 4, 2, {DISABLED: 2})})
 
 

@@ -40,6 +40,13 @@ this module copied into a worktree of that commit::
 and the recording copied back. Replayed as any unit test: stestr run
 test_recorded_answers (about a second).
 
+Fields added since, on purpose (ADDED_FIELDS: fragmentation, issue 39)
+are the other kind of difference: every scenario publishes the documents
+without them, as e46020e rendered them (as_recorded), so that the rest is
+still replayed byte for byte, and test_added_fields_fragmentation serves
+the documents as rendered today and asserts that the answers are the
+recorded ones plus exactly those fields.
+
 Two of today's answers are bugs, not contract, and change on purpose
 (EXPECTED_DIFFERENCES): they are recorded as today's code gives them,
 left out of the byte-for-byte replay, and the tests named
@@ -132,6 +139,50 @@ EXPECTED_DIFFERENCES = {
              'is read as empty: 400 "The body is not JSON". Intended: the '
              'check answered, as for the same body with a Content-Length.',
 }
+
+# Added fields: published since e46020e on purpose, left out of the
+# documents every scenario publishes (as_recorded) and asserted by
+# test_added_fields_fragmentation. Keys of the v3 documents' JSON
+# objects, and metric families of /metrics.
+ADDED_FIELDS = ('fragmented', 'fragmentation', 'fragmented_by_flavor',
+                'fragments')
+ADDED_METRICS = ('flavor_exporter_flavor_fragmented',
+                 'flavor_exporter_gpu_devices_fragmented')
+
+
+def _without_added(value):
+    if isinstance(value, dict):
+        return {k: _without_added(v) for k, v in value.items()
+                if k not in ADDED_FIELDS}
+    if isinstance(value, list):
+        return [_without_added(v) for v in value]
+    return value
+
+
+def _without_added_metrics(text):
+    return ''.join(line for line in text.splitlines(keepends=True)
+                   if not any(line.startswith(prefix) for prefix in (
+                       ADDED_METRICS + tuple('# %s %s ' % (kind, name)
+                                             for name in ADDED_METRICS
+                                             for kind in ('HELP', 'TYPE')))))
+
+
+def as_recorded(documents):
+    """sample.documents, without ADDED_FIELDS: as e46020e rendered them."""
+    def made(*args, **kwargs):
+        docs, pointer = documents(*args, **kwargs)
+        for name, body in docs.items():
+            if name == pub.METRICS:
+                docs[name] = _without_added_metrics(
+                    body.decode('utf-8')).encode('utf-8')
+                continue
+            try:
+                value = json.loads(body)
+            except ValueError:
+                continue
+            docs[name] = pub.encode(_without_added(value))
+        return docs, pointer
+    return made
 
 
 def accented():
@@ -471,10 +522,17 @@ class RecordedAnswersTestCase(base.ApiTestCase):
             self.conf.document_cache.expiration_time,
             clock=lambda: PUBLISHED_AT)
 
+    #: Publish the documents as recorded (without ADDED_FIELDS).
+    recorded_fields_only = True
+
     def publish_fixed(self, flavor_list=None, host_list=None,
                       collected_at=COLLECTED_AT):
+        documents = sample.documents
+        if self.recorded_fields_only:
+            documents = as_recorded(documents)
         with mock.patch.object(publisher_mod.uuid, 'uuid4', lambda: uuid.UUID(
-                int=next(self.generations))):
+                int=next(self.generations))), \
+                mock.patch.object(sample, 'documents', documents):
             sample.publish(self.store, flavor_list, collected_at,
                            host_list=host_list)
         sample.publish_project(self.store, sample.PROJECT,
@@ -726,6 +784,50 @@ class RecordedAnswersTestCase(base.ApiTestCase):
         self.assertEqual(
             {k: with_length[k] for k in ('status', 'headers', 'body')},
             {k: answers[CHUNKED][k] for k in ('status', 'headers', 'body')})
+
+    def test_added_fields_fragmentation(self):
+        # The documents as rendered today: the recorded answers plus
+        # fragmentation (ADDED_FIELDS), nothing else. Their ETags and
+        # lengths are new: the bodies are.
+        self.recorded_fields_only = False
+        names = ('GET /v3/flavors/g1', 'GET /v3/flavors/', 'GET /v3/gpus/',
+                 'GET /v3/gpus/a100', 'GET /metrics')
+        answers = self.main_answers(*names)
+        recorded = {entry['name']: entry
+                    for entry in load_recording()['scenarios']['main']}
+        for name in names:
+            got, want = answers[name], recorded[name]
+            self.assertEqual(want['status'], got['status'], name)
+            self.assertEqual(
+                [h for h in want['headers']
+                 if h[0] not in ('etag', 'content-length')],
+                [h for h in got['headers']
+                 if h[0] not in ('etag', 'content-length')], name)
+            text = got['body']['text']
+            if name == 'GET /metrics':
+                self.assertEqual(want['body']['text'],
+                                 _without_added_metrics(text))
+                self.assertIn('\nflavor_exporter_flavor_fragmented{', text)
+                self.assertIn('\nflavor_exporter_gpu_devices_fragmented{',
+                              text)
+                continue
+            value = json.loads(text)
+            self.assertEqual(want['body']['text'],
+                             pub.encode(_without_added(value)).decode(),
+                             name)
+            self.assertNotEqual(want['body']['text'], text, name)
+        flavor = json.loads(answers['GET /v3/flavors/g1']['body']['text'])
+        # The sample cloud is not fragmented: gpu.a100 takes the two free
+        # a100s of cmp000 now.
+        self.assertEqual(0, flavor['flavor']['fragmented'])
+        self.assertEqual({'pooled': 2, 'fragments': []},
+                         flavor['flavor']['fragmentation'])
+        self.assertEqual({'total': 4, 'available': 2, 'fragmented': 0},
+                         flavor['flavor']['availability_zones']['az1'])
+        gpu = json.loads(answers['GET /v3/gpus/a100']['body']['text'])
+        self.assertEqual(0, gpu['gpu']['fragmented'])
+        self.assertEqual({'gpu.a100': 0, 'gpu.private': 0},
+                         gpu['gpu']['fragmented_by_flavor'])
 
 
 # The requests of each scenario

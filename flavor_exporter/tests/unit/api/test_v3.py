@@ -64,7 +64,8 @@ class TestList(base.ApiTestCase):
         g2, g1 = response.json['flavors']
         self.assertEqual((4, 2), (g1['total'], g1['available']))
         self.assertEqual((0, 0), (g2['total'], g2['available']))
-        self.assertEqual({'az1': {'total': 0, 'available': 0}},
+        self.assertEqual({'az1': {'total': 0, 'available': 0,
+                                  'fragmented': 0}},
                          g2['availability_zones'])
         large = self.app.get('/v3/flavors/?availability_zone=az2'
                              '&name=m1').json['flavors']
@@ -166,6 +167,9 @@ class TestOne(base.ApiTestCase):
                          served['flavor'].pop('hosts'))
         self.assertEqual(json.loads(docs['v3/flavor/g1/hosts'])[
             'excluded_hosts'], served['flavor'].pop('excluded_hosts'))
+        # The hosts whose leftovers make up what is fragmented: none.
+        self.assertEqual([], served['flavor']['fragmentation'].pop(
+            'fragments'))
         self.assertEqual(published, served)
         by_name = self.app.get('/v3/flavors/gpu.a100')
         self.assertEqual(by_id.body, by_name.body)

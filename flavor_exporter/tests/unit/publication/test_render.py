@@ -59,9 +59,12 @@ class TestDocuments(base.BaseTestCase):
         large = {f[pub.ID]: f for f in listed[pub.FLAVORS]}['1']
         self.assertEqual('m1.large', large[pub.NAME])
         self.assertEqual((8, 7), (large[pub.TOTAL], large[pub.AVAILABLE]))
-        self.assertEqual({'az1': {pub.TOTAL: 4, pub.AVAILABLE: 3},
-                          'az2': {pub.TOTAL: 4, pub.AVAILABLE: 4}},
+        self.assertEqual({'az1': {pub.TOTAL: 4, pub.AVAILABLE: 3,
+                                  pub.FRAGMENTED: 0},
+                          'az2': {pub.TOTAL: 4, pub.AVAILABLE: 4,
+                                  pub.FRAGMENTED: 0}},
                          large[pub.ZONES])
+        self.assertEqual(0, large[pub.FRAGMENTED])
         one = self.decoded(pub.v3_flavor('1'))
         # The one-flavor document: the list's entry, and the detail.
         detail = dict(one[pub.FLAVOR])
@@ -74,6 +77,8 @@ class TestDocuments(base.BaseTestCase):
                                             'VCPU': 8}}]},
                          {k: detail.pop(k) for k in (
                              'group_policy', 'request_groups')})
+        # m1.large fits 3 + 4 now, and the free resources pooled no more.
+        self.assertEqual({pub.POOLED: 7}, detail.pop(pub.FRAGMENTATION))
         self.assertEqual(large, detail)
         self.assertNotIn('request_groups', large)
         # What only administrators see is apart.
@@ -82,7 +87,8 @@ class TestDocuments(base.BaseTestCase):
                          hosts[pub.EXCLUDED])
         self.assertEqual({pub.EXCLUDED: {}, pub.POSITION: [],
                           pub.TOTAL: [], pub.AVAILABLE: [],
-                          pub.LIMITED_BY: [], pub.LABELS: []},
+                          pub.LIMITED_BY: [], pub.LABELS: [],
+                          pub.FRAGMENTS: []},
                          self.decoded(pub.v3_flavor_hosts('bad')))
         names = self.decoded(pub.V3_NAMES)
         self.assertEqual('index', names['collection'])
