@@ -30,6 +30,7 @@ import os
 import yaml
 
 from flavor_exporter.api import routes
+from flavor_exporter.policies import capacity as policies
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
 OPENAPI = os.path.join(ROOT, 'flavor_exporter', 'api', 'openapi.json')
@@ -92,6 +93,9 @@ SAMPLES = {
     'getMetrics': 'metrics.txt',
     'getHealth': 'healthcheck.txt',
 }
+#: The policies of the routes whose controller enforces one on what the
+#: body names (routes.py leaves their policy None).
+BODY_POLICIES = {'createCheck': policies.CHECK_CREATE}
 #: {operationId: sample file of its request body}.
 REQUEST_SAMPLES = {'createCheck': 'check-request.json'}
 #: {operationId: [(what it shows, sample file)]}: error answers.
@@ -174,6 +178,13 @@ PLAIN = {
 _TYPES = {'number': 'float', 'integer': 'integer', 'string': 'string',
           'boolean': 'boolean', 'object': 'object', 'array': 'array'}
 _IN_ORDER = {'header': 0, 'path': 1, 'query': 2, 'body': 3}
+
+
+def _default_cloud(op):
+    """The operation of the default cloud's route for a cloud's one."""
+    if op.endswith(routes.OF_CLOUD):
+        return op[:-len(routes.OF_CLOUD)]
+    return op
 
 
 class Reference:
@@ -283,8 +294,9 @@ class Reference:
         elif route.policy:
             lines += ['Policy: ``%s``.' % route.policy, '']
         else:
-            lines += ['Policy: the rule of the project the body names '
-                      '(see the description).', '']
+            # The controller enforces it on the project the body names.
+            lines += ['Policy: ``%s``, on the project the body names.'
+                      % BODY_POLICIES[_default_cloud(op)], '']
         # Statuses, by what they mean for this route.
         for kind, test in (('success', lambda c: c < 400),
                            ('error', lambda c: c >= 400)):
@@ -340,6 +352,11 @@ class Reference:
         lines += self.parameters_rst('Response', params)
         if op in SAMPLES:
             lines += self.sample_rst('Response example', SAMPLES[op])
+        elif _default_cloud(op) in SAMPLES:
+            lines += self.sample_rst(
+                'Response example (the default cloud\'s, as the route '
+                'without /clouds/{cloud} answers it)',
+                SAMPLES[_default_cloud(op)])
         for title, sample in ERROR_SAMPLES.get(op, []):
             lines += self.sample_rst(title, sample)
         return lines
