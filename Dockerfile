@@ -20,6 +20,10 @@ RUN /venv/bin/pip install --no-cache-dir --no-deps /src
 FROM python:3.11-slim
 COPY --from=build /venv /venv
 COPY etc/flavor-exporter /etc/flavor-exporter
+# The image's own configuration: enough to run from OS_* variables alone
+# (docker run --env-file); a directory mounted over /etc/flavor-exporter
+# replaces it.
+COPY etc/container/flavor-exporter.conf /etc/flavor-exporter/flavor-exporter.conf
 # A fixed uid and gid, so that configuration files on the host can be
 # given to them: files mounted with mode 600 must be owned by 42480, mode
 # 640 by group 42480 (README.rst, "Docker").
@@ -34,9 +38,12 @@ ENV PATH=/venv/bin:$PATH \
     OS_CLIENT_SECURE_FILE=/etc/flavor-exporter/secure.yaml
 USER 42480:42480
 EXPOSE 8780
-# Mount the real flavor-exporter.conf (and clouds.yaml, if used) over
-# /etc/flavor-exporter. Inside a container the API must listen on
-# [api] host_ip = 0.0.0.0; publish the port on loopback only unless
-# [DEFAULT] auth_strategy is keystone (the default) or http_basic
-# (docker-compose.yml).
-CMD ["flavor-exporter-api", "--config-file", "/etc/flavor-exporter/flavor-exporter.conf"]
+# The API and the worker in one process, on /etc/flavor-exporter's
+# flavor-exporter.conf: the image's own (etc/container/: [api] host_ip =
+# 0.0.0.0, [document_cache] backend = memory), so that
+#   docker run --env-file ./env.file -p 8780:8780 flavor-exporter
+# serves from OS_* variables alone (the cloud's, as an openrc sets them,
+# and oslo.config's OS_<GROUP>__<OPTION>: doc/source/install/migrating.rst);
+# or an operator's, mounted over /etc/flavor-exporter. docker-compose.yml
+# runs the worker and the API as services of their own instead.
+CMD ["flavor-exporter-all", "--config-file", "/etc/flavor-exporter/flavor-exporter.conf"]

@@ -145,8 +145,11 @@ class TestImage(base.BaseTestCase):
                        str(self.memcached_port), '-U', '0')
         self.container(*self.mounted(), self.image, 'flavor-exporter-worker',
                        '--config-file', CONFIG_DIR + '/flavor-exporter.conf')
-        # The image's own command: flavor-exporter-api on the mounted file.
-        api = self.container(*self.mounted(), self.image)
+        # As docker-compose.yml runs it (the image's own command runs the
+        # worker too: test_env_file).
+        api = self.container(*self.mounted(), self.image,
+                             'flavor-exporter-api', '--config-file',
+                             CONFIG_DIR + '/flavor-exporter.conf')
         self.wait_for_port(api)
 
         served = self.wait_for('/v3/flavors/')

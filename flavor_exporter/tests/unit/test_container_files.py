@@ -94,6 +94,48 @@ class TestCompose(base.BaseTestCase):
         self.assertEqual(['127.0.0.1:8780:8780'], ports)
 
 
+class TestEnvFileCompose(base.BaseTestCase):
+    """docker-compose.env-file.yml: the seed's way, with memcached.
+
+    tests/container/test_env_file.py runs its services.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.services = yaml.safe_load(
+            read('docker-compose.env-file.yml'))['services']
+
+    def test_every_service_restarts(self):
+        self.assertEqual({'unless-stopped'},
+                         {s.get('restart') for s in self.services.values()})
+
+    def test_the_image_command_with_memcached(self):
+        service = self.services['flavor-exporter']
+        # No command: the image's, which runs the worker in the API's
+        # process; its documents go to the memcached service.
+        self.assertNotIn('command', service)
+        self.assertEqual('memcached:11211', service['environment'][
+            'OS_DOCUMENT_CACHE__MEMCACHE_SERVERS'])
+        self.assertEqual(['memcached'], service['depends_on'])
+        self.assertIn("'http://127.0.0.1:8780/healthcheck'",
+                      service['healthcheck']['test'][-1])
+
+    def test_the_image_configuration(self):
+        # What the image holds at /etc/flavor-exporter/flavor-exporter.conf
+        # when nothing is mounted: its command's file.
+        self.assertIn('COPY etc/container/flavor-exporter.conf '
+                      '/etc/flavor-exporter/flavor-exporter.conf',
+                      read('Dockerfile'))
+        self.assertIn('CMD ["flavor-exporter-all", "--config-file", '
+                      '"/etc/flavor-exporter/flavor-exporter.conf"]',
+                      read('Dockerfile'))
+        conf = configparser.ConfigParser()
+        conf.read_string(read('etc/container/flavor-exporter.conf'))
+        self.assertEqual(('0.0.0.0', 'memory'),
+                         (conf['api']['host_ip'],
+                          conf['document_cache']['backend']))
+
+
 class TestPackageData(base.BaseTestCase):
     """An image built without .git (PBR_VERSION) still has every file."""
 
