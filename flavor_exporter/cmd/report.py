@@ -28,8 +28,8 @@ from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import config_check
 from flavor_exporter.common import exceptions
-from flavor_exporter.common import phrases
 from flavor_exporter.common import failures
+from flavor_exporter.common import phrases
 from flavor_exporter.publication import checks as check_docs
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import projects as project_docs

@@ -69,9 +69,9 @@ def zone_cell(part, whole):
 
 def zones(by_zone, part, whole):
     """"az1 1/11, az2 0/4": zone_cell of each zone, by name."""
-    return ', '.join('%s %s' % (zone, zone_cell(numbers[part],
-                                                 numbers[whole]))
-                     for zone, numbers in sorted((by_zone or {}).items()))
+    return ', '.join(
+        '%s %s' % (zone, zone_cell(numbers[part], numbers[whole]))
+        for zone, numbers in sorted((by_zone or {}).items()))
 
 
 def zone_legend(cell):
