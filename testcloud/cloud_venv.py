@@ -102,6 +102,12 @@ def _build(release, venv):
                     '-c', files[1], '-r', files[0]], check=True, env=env)
 
 
+def built(release=None):
+    """Whether python(release) has its interpreter already (no build)."""
+    release = release or selected()
+    return _built(venv_dir(release), _digest(release))
+
+
 def python(release=None):
     """The interpreter of ``release`` (default: :func:`selected`)."""
     release = release or selected()

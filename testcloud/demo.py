@@ -17,13 +17,21 @@
 Starts the test cloud of a scenario (the predecessor's example by
 default), writes a flavor-exporter configuration that points at it, runs
 ``flavor-exporter-all`` against it and prints where to look, until Ctrl-C.
-Everything it writes is in one temporary directory, removed when it stops.
+Everything it writes is in one temporary directory, removed when it stops,
+but its log: flavor-exporter-all's output and what the demo did, in the
+file it names first (--log-file), kept.
+
+While the cloud starts it says what it is doing and how long that usually
+takes, and every TICK seconds that it still is; the banner comes last and
+stays the last thing on the terminal (at most one line follows it, the
+first time flavor-exporter-all logs an ERROR).
 
     python -m testcloud.demo [--scenario NAME]
-        [--port 8780]
+        [--port 8780] [--log-file FILE]
 """
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -31,15 +39,24 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import requests
 import yaml
 
+from testcloud import cloud_venv
 from testcloud import launcher
 from testcloud import scenario as scenario_mod
 
 READY_TIMEOUT = 120
+#: Seconds between the "still ..." lines of a step that takes long.
+TICK = 15
+# How long each step usually takes on a 2-core machine (measured on the
+# machines CI runs on; several times that when the machine is busy).
+BUILD_USUALLY = 'first run only, usually 2-5 minutes'
+START_USUALLY = 'usually 20-60 s'
+REFRESH_USUALLY = 'usually 5-20 s'
 
 
 def write_config(path, cloud, spec, port, refresh_interval):
@@ -82,12 +99,12 @@ def gpu_first(flavors):
         f['name'].casefold()))
 
 
-def wait_for_data(url, process):
+def wait_for_data(url, process, log_file):
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise SystemExit('flavor-exporter-all exited with %d'
-                             % process.returncode)
+            raise SystemExit('flavor-exporter-all exited with %d; its log: %s'
+                             % (process.returncode, log_file))
         try:
             response = requests.get(url, timeout=2)
             if response.status_code == 200:
@@ -95,7 +112,67 @@ def wait_for_data(url, process):
         except requests.ConnectionError:
             pass
         time.sleep(0.5)
-    raise SystemExit('no data from %s after %ds' % (url, READY_TIMEOUT))
+    raise SystemExit('no data from %s after %ds; the log: %s'
+                     % (url, READY_TIMEOUT, log_file))
+
+
+class Log:
+    """The demo's log file: flavor-exporter-all's output and its steps.
+
+    say() prints a line on the terminal and writes it, with the time, to
+    the file; the file object is what flavor-exporter-all writes to.
+    """
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.file = open(self.path, 'w', buffering=1)
+        self._lock = threading.Lock()
+
+    def say(self, text):
+        with self._lock:
+            print(text, flush=True)
+            self.file.write('%s demo: %s\n' % (
+                time.strftime('%Y-%m-%d %H:%M:%S'), text.strip()))
+
+    def close(self):
+        self.file.close()
+
+
+@contextlib.contextmanager
+def step(log, doing, usually):
+    """Say what the demo is doing and how long it usually takes.
+
+    Every TICK seconds a line says it still is; at the end, how long it
+    took. doing: "starting Nova + Placement", say.
+    """
+    log.say('%s (%s) ...' % (doing[0].upper() + doing[1:], usually))
+    started = time.monotonic()
+    finished = threading.Event()
+
+    def tick():
+        while not finished.wait(TICK):
+            log.say('  ... still %s: %d s so far' % (
+                doing, time.monotonic() - started))
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        ticker.join()
+    log.say('  done in %d s' % (time.monotonic() - started))
+
+
+def default_log_file():
+    """tox's log directory of the environment (.tox/demo/log), else TMPDIR.
+
+    Not in the demo's temporary directory: the log stays when it stops.
+    """
+    directory = os.environ.get('TOX_ENV_DIR')
+    if directory:
+        return os.path.join(directory, 'log', 'demo.log')
+    return os.path.join(tempfile.gettempdir(), 'flavor-exporter-demo.log')
 
 
 def scenario_of(name):
@@ -133,29 +210,85 @@ def main(argv=None):
     parser.add_argument('--scenario', default='predecessor')
     parser.add_argument('--port', type=int, default=8780)
     parser.add_argument('--refresh-interval', type=int, default=30)
+    parser.add_argument('--log-file', default=None,
+                        help='Where flavor-exporter-all and the demo log '
+                             '(default: %s)' % default_log_file())
     args = parser.parse_args(argv)
 
     args.scenario = scenario_of(args.scenario)
     check_port(args.port)
     spec = scenario_mod.load(args.scenario)
-    print('Starting Nova + Placement: %s ...' % spec.description,
-          flush=True)
+    log = Log(args.log_file or default_log_file())
+    try:
+        log.say('The demo logs to %s (flavor-exporter-all\'s output too).'
+                % log.path)
+        run(spec, args, log)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        log.close()
+
+
+def run(spec, args, log):
+    release = cloud_venv.selected()
+    if not cloud_venv.built(release):
+        with step(log, 'building the test cloud\'s Python environment '
+                  '(Nova and Placement %s) in %s' % (
+                      release, cloud_venv.venv_dir(release)),
+                  BUILD_USUALLY):
+            cloud_venv.python(release)
     with tempfile.TemporaryDirectory(prefix='flavor-exporter-demo-') as tmp:
         # The cloud's directory is made inside: everything goes at the end.
         cloud = launcher.TestCloud(args.scenario, rootdir=tmp)
         try:
-            cloud.setUp()  # stops what it started when it fails
+            with step(log, 'starting Nova + Placement %s: %s; %d hosts, '
+                      '%d flavors, %d servers' % (
+                          release, spec.description, len(spec.hosts),
+                          len(spec.flavors), len(spec.servers)),
+                      START_USUALLY):
+                cloud.setUp()  # stops what it started when it fails
         except KeyboardInterrupt:
             return
         try:
-            serve(cloud, spec, tmp, args)
+            serve(cloud, spec, tmp, args, log)
         except KeyboardInterrupt:
             pass
         finally:
             cloud.cleanUp()
 
 
-def serve(cloud, spec, workdir, args):
+def banner(document, base, config, clouds_yaml, cloud, log):
+    """What the demo serves and where to look: the terminal's last lines."""
+    flavors = gpu_first(document['flavors'])
+    gpus = ['%s x%d' % (f['gpu']['type'], f['gpu']['count'])
+            if f['gpu'] else '' for f in flavors]
+    # Columns as wide as their longest entry: a VGPU type with its traits
+    # ("VGPU:CUSTOM_NVIDIA_11 x1") keeps the figures aligned.
+    name_width = max([len(f['name']) for f in flavors] + [4])
+    gpu_width = max([len(g) for g in gpus] + [3])
+    lines = ['', 'flavor-exporter is serving the demo cloud:', '']
+    for flavor, gpu in zip(flavors, gpus):
+        lines.append('  %-*s  %-*s  available %3s of %3s' % (
+            name_width, flavor['name'], gpu_width, gpu,
+            flavor['available'], flavor['total']))
+    bindir = os.path.dirname(sys.executable)
+    lines.append(
+        '\n  API      %s/v3/flavors/\n  portal   %s/v2/flavors/\n'
+        '  legacy   %s/gpus/flavors/\n'
+        '  docs     %s/docs/\n  metrics  %s/metrics\n'
+        '  config   %s\n  log      %s\n\n'
+        'From another shell, while this runs:\n\n'
+        '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=%s\n'
+        '  %s/flavor-exporter-report --config-file %s\n'
+        '  %s/openstack capacity flavor list\n'
+        '  %s/openstack --os-compute-api-version 2.87 hypervisor list\n'
+        '\nCtrl-C stops.'
+        % (base, base, base, base, base, config, log.path, clouds_yaml,
+           cloud.cloud_name, bindir, config, bindir, bindir))
+    return '\n'.join(lines)
+
+
+def serve(cloud, spec, workdir, args, log):
     """Run flavor-exporter-all against cloud until SIGINT or SIGTERM."""
     base = 'http://127.0.0.1:%d' % args.port
     config = os.path.join(workdir, 'flavor-exporter.conf')
@@ -164,39 +297,46 @@ def serve(cloud, spec, workdir, args):
     write_clouds_yaml(clouds_yaml, cloud, base)
     env = dict(os.environ, OS_CLIENT_CONFIG_FILE=clouds_yaml,
                OS_CLOUD=cloud.cloud_name)
+    # Its log lines go to the log file, never to the terminal: they
+    # would scroll the banner away.
     process = subprocess.Popen(
         [sys.executable, '-m', 'flavor_exporter.cmd.all',
-         '--config-file', config], env=env)
+         '--config-file', config], env=env, stdin=subprocess.DEVNULL,
+        stdout=log.file, stderr=subprocess.STDOUT)
     try:
-        document = wait_for_data(base + '/v3/flavors/', process)
-        print('\nflavor-exporter is serving the demo cloud:\n')
-        for flavor in gpu_first(document['flavors']):
-            gpu = flavor['gpu']
-            print('  %-28s %-10s available %3s of %3s' % (
-                flavor['name'],
-                '%s x%d' % (gpu['type'], gpu['count']) if gpu else '',
-                flavor['available'], flavor['total']))
-        bindir = os.path.dirname(sys.executable)
-        print('\n  API      %s/v3/flavors/\n  portal   %s/v2/flavors/\n'
-              '  legacy   %s/gpus/flavors/\n'
-              '  docs     %s/docs/\n  metrics  %s/metrics\n'
-              '  config   %s\n\n'
-              'From another shell, while this runs:\n\n'
-              '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=%s\n'
-              '  %s/flavor-exporter-report --config-file %s\n'
-              '  %s/openstack capacity flavor list\n'
-              '  %s/openstack --os-compute-api-version 2.87 hypervisor list\n'
-              '\nCtrl-C stops.'
-              % (base, base, base, base, base, config, clouds_yaml,
-                 cloud.cloud_name, bindir, config, bindir, bindir),
-              flush=True)
+        with step(log, 'starting flavor-exporter-all and its first read '
+                  'of the cloud', REFRESH_USUALLY):
+            document = wait_for_data(base + '/v3/flavors/', process,
+                                     log.path)
+        text = banner(document, base, config, clouds_yaml, cloud, log)
+        print(text, flush=True)
+        log.file.write(text + '\n')
         # Blocked only now: the children must not inherit the mask.
         stop_signals = {signal.SIGINT, signal.SIGTERM}
         signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
-        signal.sigwait(stop_signals)
+        watch(process, log, stop_signals)
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def watch(process, log, stop_signals):
+    """Wait for a stop signal, keeping the banner the terminal's last.
+
+    One line, once, if flavor-exporter-all logs an ERROR or exits.
+    """
+    with open(log.path, errors='replace') as reading:
+        reading.seek(0, os.SEEK_END)
+        told = False
+        while not signal.sigtimedwait(stop_signals, 2):
+            if process.poll() is not None:
+                print('flavor-exporter-all exited with %d: see %s' % (
+                    process.returncode, log.path), flush=True)
+                return
+            if not told and ' ERROR ' in reading.read():
+                print('flavor-exporter-all logged an ERROR: see %s'
+                      % log.path, flush=True)
+                told = True
 
 
 if __name__ == '__main__':

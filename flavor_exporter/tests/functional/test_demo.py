@@ -49,12 +49,15 @@ class TestDemo(base.BaseTestCase):
         super().setUp()
         self.tmp = self.useFixture(fixtures.TempDir()).path
         self.port = loopback.free_port()
-        self.output = os.path.join(self.useFixture(fixtures.TempDir()).path,
-                                   'demo.out')
+        outside = self.useFixture(fixtures.TempDir()).path
+        self.output = os.path.join(outside, 'demo.out')
+        self.log_file = os.path.join(outside, 'demo.log')
         with open(self.output, 'w') as out:
+            # Refreshes every 2 s: log lines keep coming after the banner.
             self.demo = subprocess.Popen(
                 [sys.executable, '-m', 'testcloud.demo',
-                 '--port', str(self.port)],
+                 '--port', str(self.port), '--log-file', self.log_file,
+                 '--refresh-interval', '2'],
                 cwd=ROOT, env=dict(os.environ, TMPDIR=self.tmp),
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         # Its flavor-exporter-all too, should the test fail before Ctrl-C.
@@ -107,6 +110,27 @@ class TestDemo(base.BaseTestCase):
                    for f in computed['flavors']),
             sorted((f['Name'], f['Available'], f['Total'])
                    for f in listed))
+
+        # Said first: where the log goes. Then each step, how long it
+        # usually takes and how long it took, before the banner.
+        self.assertEqual('The demo logs to %s (flavor-exporter-all\'s '
+                         'output too).' % self.log_file, lines[0])
+        before = text[:text.index('flavor-exporter is serving')]
+        self.assertRegex(before, r'Starting Nova \+ Placement .*\(usually '
+                                 r'\d+-\d+ s\) \.\.\.\n  done in \d+ s')
+        self.assertRegex(before, r'Starting flavor-exporter-all .*\(usually '
+                                 r'\d+-\d+ s\) \.\.\.\n  done in \d+ s')
+        self.assertIn('  log      %s' % self.log_file, lines)
+        # The banner stays last: flavor-exporter-all's refreshes (every
+        # 2 s) go to the log file, not the terminal.
+        with open(self.log_file) as f:
+            logged = len(f.read())
+        time.sleep(6)
+        self.assertEqual(text, self.printed())
+        with open(self.log_file) as f:
+            log_text = f.read()
+        self.assertGreater(len(log_text), logged)
+        self.assertIn('flavor_exporter', log_text)
 
         self.demo.send_signal(signal.SIGINT)
         self.assertEqual(0, self.demo.wait(60), self.printed())
