@@ -24,3 +24,11 @@ class InvalidOption(ValueError):
 
     The message names the option and says what is wrong with the value.
     """
+
+
+class CacheError(Exception):
+    """The cache could not be read or written.
+
+    Raised by publication/cache.py (as cache.CacheError); here so that
+    common/failures.py can name it without importing the publication.
+    """

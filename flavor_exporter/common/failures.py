@@ -22,7 +22,7 @@ last cause (what actually happened) and a hint for the operator.
 from keystoneauth1 import exceptions as ks_exc
 
 from flavor_exporter._i18n import _
-from flavor_exporter.publication import cache
+from flavor_exporter.common import exceptions
 
 
 def causes(exc):
@@ -49,7 +49,7 @@ def _hint(chain, group, again):
                             ConnectionError, TimeoutError)):
             return _('check that the service is up and reachable from '
                      'this host')
-        if isinstance(exc, cache.CacheError):
+        if isinstance(exc, exceptions.CacheError):
             return _('check that memcached runs and is reachable at '
                      '[document_cache] memcache_servers')
     if not again:

@@ -31,9 +31,12 @@ from pymemcache.client import base as memcache_base
 from pymemcache.client import hash as memcache_hash
 from pymemcache import exceptions as memcache_exc
 
+from flavor_exporter.common import exceptions
 
-class CacheError(Exception):
-    """The cache could not be read or written."""
+
+#: The cache could not be read or written (defined with the exceptions
+#: common/ names).
+CacheError = exceptions.CacheError
 
 
 def _server_address(server):
