@@ -135,9 +135,9 @@ class Publisher:
 
     @classmethod
     def from_conf(cls, conf, cloud=None, backend=None):
-        """The store of cloud (the single or default one when None).
+        """The publisher of cloud (the single or default one when None).
 
-        backend: a cache backend to share with the other clouds' stores.
+        backend: a cache backend to share with the other clouds' publishers.
         """
         if cloud is None:
             cloud = clouds.default(conf)
