@@ -189,7 +189,6 @@ class PlacementSource(source.Source):
         # What the next refresh needs; the providers are the snapshot's.
         self._last_reading = dataclasses.replace(reading, providers={},
                                                  unusable={})
-        self._share(self._last_reading.cache)
         self.last_stats = stats
         self._warn(problems)
         LOG.info('%(prefix)sPlacement refresh: %(api_calls)d API calls; '
@@ -206,16 +205,19 @@ class PlacementSource(source.Source):
                               api_calls=stats['api_calls'],
                               aggregates=[agg for agg, _ in aggregates])
 
-    def _share(self, entries):
-        """Write to the store the entries it lacks or holds since long.
+    def share(self):
+        """Write to the store the providers it lacks or holds since long.
 
-        entries: the {uuid: _Cached} of a successful collect, updated in
-        place with when each was written. A cache that cannot be written
-        costs the next leader calls, not this refresh: said once, and
-        written again at the next refresh.
+        Those of the last successful collect; each entry records when it
+        was written. A cache that cannot be written costs the next leader
+        calls, not this refresh: said once, and written again after the
+        next refresh.
         """
-        if self._store is None:
-            return
+        with self._lock:
+            if self._store is not None and self._last_reading is not None:
+                self._share(self._last_reading.cache)
+
+    def _share(self, entries):
         now = int(self._clock())
         stale = now - provider_store.REWRITE_AFTER
         due = {uuid: (entry.generation, entry.inventories, entry.traits, now)

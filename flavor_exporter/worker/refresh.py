@@ -330,6 +330,8 @@ class Refresher:
             'the documents: %s' % (len(unreadable),
                                    ', '.join(sorted(unreadable)))
         ] if unreadable else [], ended='Every host is readable again')
+        # After publishing: only a next leader needs it.
+        self._source.share()
         return True
 
     def _documents(self, report, inputs):

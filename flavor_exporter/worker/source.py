@@ -56,6 +56,13 @@ class Source:
         """
         raise NotImplementedError
 
+    def share(self):
+        """Write to the shared cache what a next leader may reuse.
+
+        Called once the collect's data is published, so that what only a
+        failover needs does not delay it; nothing by default.
+        """
+
     def _kept_or_read(self, name, scope, parts, problems, read):
         """read(problems) now, or its last answer when no part changed.
 

@@ -20,7 +20,10 @@ into a real memcached) of one worker process, three times:
 - cold: the first refresh of the process;
 - warm: the next one, nothing changed in the cloud;
 - warm after churn: after fakecloud moved the usages of a tenth of the
-  providers and the generation (a new trait) of one in a hundred.
+  providers and the generation (a new trait) of one in a hundred;
+- failover: the first refresh of a new worker process taking over (a
+  Refresher of its own, new clients), with what the first wrote of the
+  providers in the shared memcached (provider_store).
 
 Each with its wall and CPU seconds, where the CPU went (collect,
 compute, render, publish), the API calls and the peak RSS of this process
@@ -30,6 +33,7 @@ compute, render, publish), the API calls and the peak RSS of this process
 """
 
 import argparse
+import gc
 import json
 import os
 import resource
@@ -39,6 +43,7 @@ import time
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import publisher as publisher_mod
 from flavor_exporter.worker import openstack
+from flavor_exporter.worker import provider_store
 from flavor_exporter.worker import refresh
 from testcloud import loopback
 from tools.bench import collect
@@ -75,29 +80,50 @@ def _refresh(refresher, client, phases, fake):
             'phases_cpu_seconds': {k: round(v, 2)
                                    for k, v in phases.seconds.items()},
             'api_calls': client.call_count - calls,
+            'providers_read': refresher_stats(refresher).get(
+                'providers_fetched'),
+            'providers_from_shared_cache': refresher_stats(refresher).get(
+                'providers_shared'),
             'fake_cpu_seconds': fake.control('GET', 'stats')['cpu_seconds'],
             'peak_rss_mb': round(resource.getrusage(
                 resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
-def figures(fake, memcached):
-    conf = collect._configure(fake)
-    os.environ['OS_CLIENT_CONFIG_FILE'] = fake.clouds_yaml
+def refresher_stats(refresher):
+    return refresher._source.last_stats or {}
+
+
+def worker(conf, memcached, phases):
+    """(Refresher, CloudClient) of one worker process, as service.py's."""
     client = openstack.CloudClient.from_conf(conf)
     publisher = publisher_mod.Publisher(
         cache.MemcachedBackend(memcached.servers), 'bench', 86400)
-    phases = Phases()
-    source = refresh.make_source(conf, client)
+    source = refresh.make_source(conf, client, store=(
+        provider_store.ProviderStore(publisher.backend, 'bench')))
     phases.wrap(source, 'collect', 'collect')
+    phases.wrap(publisher, 'publish', 'publish')
+    return refresh.Refresher(conf, publisher=publisher, client=client,
+                             source=source), client
+
+
+def figures(fake, memcached):
+    conf = collect._configure(fake)
+    os.environ['OS_CLIENT_CONFIG_FILE'] = fake.clouds_yaml
+    phases = Phases()
     phases.wrap(refresh.engine, 'compute', 'compute')
     phases.wrap(refresh.render, 'documents', 'render')
-    phases.wrap(publisher, 'publish', 'publish')
-    refresher = refresh.Refresher(conf, publisher=publisher, client=client,
-                                  source=source)
+    refresher, client = worker(conf, memcached, phases)
     found = {'cold': _refresh(refresher, client, phases, fake),
              'warm': _refresh(refresher, client, phases, fake)}
     fake.control('POST', 'churn')
     found['warm_after_churn'] = _refresh(refresher, client, phases, fake)
+    # The leader is gone; a new worker process leads (its memory starts
+    # empty: what it keeps in the process is measured apart from this
+    # one's by dropping this one's first).
+    del refresher, client
+    gc.collect()
+    refresher, client = worker(conf, memcached, phases)
+    found['failover'] = _refresh(refresher, client, phases, fake)
     return found
 
 
@@ -118,6 +144,7 @@ def main(argv=None):
                          'providers': fake.info['providers'],
                          'load_average': os.getloadavg()[0]}
                 found.update(figures(fake, memcached))
+                found['load_average_at_end'] = os.getloadavg()[0]
     finally:
         memcached.cleanUp()
     os.makedirs(os.path.dirname(args.output) or '.', exist_ok=True)
@@ -125,13 +152,17 @@ def main(argv=None):
         json.dump(found, out, indent=2)
     print('worker %(hosts)d hosts (%(providers)d providers) x %(flavors)d '
           'flavors, load average %(load_average).1f:' % found)
-    for name in ('cold', 'warm', 'warm_after_churn'):
+    for name in ('cold', 'warm', 'warm_after_churn', 'failover'):
         row = found[name]
-        print('  %-17s %7.2fs (CPU %6.2fs: %s) %6d calls, peak RSS %6.1f MB'
+        print('  %-17s %7.2fs (CPU %6.2fs: %s) %6d calls (%s providers '
+              'read, %s from the shared cache), fake cloud CPU %.2fs, peak '
+              'RSS %6.1f MB'
               % (name, row['seconds'], row['cpu_seconds'],
                  ', '.join('%s %.2f' % item for item
                            in row['phases_cpu_seconds'].items()),
-                 row['api_calls'], row['peak_rss_mb']))
+                 row['api_calls'], row['providers_read'],
+                 row['providers_from_shared_cache'],
+                 row['fake_cpu_seconds'], row['peak_rss_mb']))
 
 
 if __name__ == '__main__':

@@ -28,6 +28,7 @@ from flavor_exporter.publication import publisher as publisher_mod
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.worker import fakes
 from flavor_exporter.tests.unit.worker import test_placement_source as tps
+from flavor_exporter.tests.unit.worker import test_refresh
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_source
 from flavor_exporter.worker import provider_store
@@ -175,6 +176,13 @@ class TestSourceWithStore(MemcachedTestCase):
         return source, fakes.FakeClient(answer=self.cloud.answer)
 
     @staticmethod
+    def refresh(source, client):
+        """A collect, then share() as the Refresher does once published."""
+        snapshot = source.collect(client)
+        source.share()
+        return snapshot
+
+    @staticmethod
     def view(snapshot):
         return [[(p.uuid, p.name, p.parent_uuid, p.inventories, p.usages,
                   p.traits, p.generation) for p in host.providers]
@@ -187,12 +195,12 @@ class TestSourceWithStore(MemcachedTestCase):
 
     def test_a_new_leader_reads_no_provider_again(self):
         first, client = self.worker()
-        cold = first.collect(client)
+        cold = self.refresh(first, client)
         self.assertEqual(self.providers, len(self.reads(client)))
         self.assertEqual(0, first.last_stats['providers_shared'])
 
         second, client = self.worker()
-        snapshot = second.collect(client)
+        snapshot = self.refresh(second, client)
         self.assertEqual([], self.reads(client))
         self.assertEqual(self.view(cold), self.view(snapshot))
         self.assertEqual(
@@ -203,19 +211,19 @@ class TestSourceWithStore(MemcachedTestCase):
              if k.startswith('providers')})
         # Its own next refresh needs nothing from the store.
         client.requests.clear()
-        second.collect(client)
+        self.refresh(second, client)
         self.assertEqual(0, second.last_stats['providers_shared'])
 
     def test_moved_generation_is_read_from_placement(self):
         first, client = self.worker()
-        first.collect(client)
+        self.refresh(first, client)
         rp = self.cloud.providers[self.vgpu]
         rp['inventories']['VGPU'] = tps._inventory(8)
         rp['traits'].append('CUSTOM_NVIDIA_12')
         self.cloud.bump(self.vgpu)
 
         second, client = self.worker()
-        snapshot = second.collect(client)
+        snapshot = self.refresh(second, client)
         self.assertEqual(['/resource_providers/%s/inventories' % self.vgpu],
                          self.reads(client))
         child = [p for host in snapshot.hosts for p in host.providers
@@ -224,17 +232,18 @@ class TestSourceWithStore(MemcachedTestCase):
         self.assertIn('CUSTOM_NVIDIA_12', child.traits)
         # What the second read is shared in turn.
         third, client = self.worker()
-        self.assertEqual(self.view(snapshot), self.view(third.collect(client)))
+        self.assertEqual(self.view(snapshot),
+                         self.view(self.refresh(third, client)))
         self.assertEqual([], self.reads(client))
 
     def test_damaged_entry_is_read_from_placement(self):
         first, client = self.worker()
-        first.collect(client)
+        self.refresh(first, client)
         generation = self.cloud.providers[self.vgpu]['generation']
         self.backend.set_many(
             {provider_store.key('cloud', self.vgpu, generation): b'{'}, 60)
         second, client = self.worker()
-        second.collect(client)
+        self.refresh(second, client)
         self.assertEqual(['/resource_providers/%s/inventories' % self.vgpu],
                          self.reads(client))
 
@@ -242,9 +251,9 @@ class TestSourceWithStore(MemcachedTestCase):
         self.cloud.providers[self.vgpu]['inventories']['VGPU']['total'] = -1
         first, client = self.worker()
         self.assertIn('gpu1', tps.PlacementSourceTestCase.unreadable(
-            first.collect(client)))
+            self.refresh(first, client)))
         second, client = self.worker()
-        second.collect(client)
+        self.refresh(second, client)
         self.assertEqual(['/resource_providers/%s/inventories' % self.vgpu],
                          self.reads(client))
 
@@ -257,47 +266,73 @@ class TestSourceWithStore(MemcachedTestCase):
         client.bodies['/resource_providers/%s/usages' % self.pci] = (
             openstack.CloudError('placement unreachable'))
         self.assertRaises(openstack.CloudError, first.collect, client)
+        first.share()
         self.assertIn('/resource_providers/%s/inventories' % self.vgpu,
                       client.paths())
         self.cloud.candidates_error = None
         second, client = self.worker()
-        second.collect(client)
+        self.refresh(second, client)
         self.assertEqual(self.providers, len(self.reads(client)))
 
     def test_cache_down_costs_calls_only(self):
         first, client = self.worker()
-        cold = first.collect(client)
+        cold = self.refresh(first, client)
         self.memcached.stop()
         second, client = self.worker()
         with self.assertLogs(source_mod.LOG.logger, 'WARNING') as logs:
-            snapshot = second.collect(client)
+            snapshot = self.refresh(second, client)
         self.assertEqual(self.view(cold), self.view(snapshot))
         self.assertEqual(self.providers, len(self.reads(client)))
         self.assertIn('Could not write the resource providers to the '
                       'shared cache', '\n'.join(logs.output))
 
-    def test_entries_written_again_once_old(self):
+    def test_collect_alone_shares_nothing(self):
         first, client = self.worker()
         first.collect(client)
+        second, client = self.worker()
+        second.collect(client)
+        self.assertEqual(self.providers, len(self.reads(client)))
+
+    def test_entries_written_again_once_old(self):
+        first, client = self.worker()
+        self.refresh(first, client)
         written = []
         save = provider_store.ProviderStore.save
         self.useFixture(fixtures.MockPatchObject(
             provider_store.ProviderStore, 'save',
             lambda store, entries: (written.append(sorted(entries)),
                                     save(store, entries))))
-        first.collect(client)
+        self.refresh(first, client)
         self.assertEqual([], written)
         self.now += provider_store.REWRITE_AFTER + 1
-        first.collect(client)
+        self.refresh(first, client)
         self.assertEqual(1, len(written))
         self.assertEqual(self.providers, len(written[0]))
         # A new leader learns when they were written: not again.
         second, client = self.worker()
-        second.collect(client)
+        self.refresh(second, client)
         self.assertEqual(1, len(written))
 
 
 class TestRefresherStore(MemcachedTestCase):
+
+    def test_shared_once_published(self):
+        shared = []
+
+        class Source(test_refresh.FakeSource):
+            def share(self):
+                shared.append(self.calls)
+
+        source = Source()
+        refresher = refresh.Refresher(
+            self.conf, publisher_mod.Publisher(cache.MemoryBackend(), 'fe',
+                                               60),
+            client=object(), source=source)
+        self.assertTrue(refresher.refresh())
+        self.assertEqual([1], shared)
+        source.error = openstack.CloudError('down')
+        self.assertFalse(refresher.refresh())
+        self.assertEqual([1], shared)
 
     def test_only_memcached_is_shared(self):
         shared = refresh.Refresher(self.conf, publisher_mod.Publisher(
