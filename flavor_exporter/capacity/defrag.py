@@ -404,8 +404,10 @@ class _Search:
         return found, complete
 
     def _fewest(self, position, now, servers):
-        """A bound below the servers to move for one more: per class, as
-        many of the largest as cover what is missing."""
+        """A bound below the servers to move for one more.
+
+        Per class, as many of the largest as cover what is missing.
+        """
         free = collections.Counter()
         for amounts in self.cloud.free(position).values():
             for rc, amount in amounts.items():
