@@ -870,5 +870,13 @@ def place_each(report, options, settings, columns, servers,
             state._masks.clear()
         started, stop = state.servers(state._fits(result), 1, set(),
                                       multi=False)
+        if started:
+            # The compute node's record counts a boot as an I/O operation
+            # and an instance at once (its claim updates the node's
+            # stats), a move claim neither until the next audit: the
+            # scheduler reads the record again for the next move.
+            position = state.columns.position[started[0].host]
+            state.columns.io_ops[position] -= 1
+            state.columns.instances[position] -= 1
         placed.append((started[0] if started else None, stop))
     return placed, state

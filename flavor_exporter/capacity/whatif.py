@@ -36,6 +36,7 @@ what the change does to Nova's view:
 - flavors: a flavor's fields and extra specs changed, or a new one.
 """
 
+import collections
 import dataclasses
 
 from flavor_exporter.capacity import fit
@@ -341,6 +342,8 @@ def evacuate(report, options, settings, servers, numa_counts=None):
         numa_counts)
     hosts = {}
     c = state.columns
+    arrived = collections.Counter(where.host for where, _ in placed
+                                  if where is not None)
     for position in sorted(state.touched):
         host = report.hosts[position]
         frees = state.frees[position]
@@ -359,12 +362,11 @@ def evacuate(report, options, settings, servers, numa_counts=None):
                 figures, free_ram_mb=int(c.free_ram[position]),
                 free_disk_gb=int(c.free_disk_gb[position]),
                 vcpus_used=int(c.vcpus_used[position]),
-                io_ops=int(c.io_ops[position]),
                 pci_free=None if figures.pci_free is None
                 else int(c.pci_free[position]))
         hosts[host.name] = dataclasses.replace(
             host, providers=providers, gpu_pools=pools,
-            num_instances=int(c.instances[position]),
+            num_instances=host.num_instances + arrived[host.name],
             numa=state.numa.get(position, host.numa), figures=figures,
             max_instances=None)
     return placed, hosts

@@ -30,14 +30,17 @@ from flavor_exporter.common import config_check
 from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures
 from flavor_exporter.common import phrases
+from flavor_exporter.common import whatif_text
 from flavor_exporter.publication import checks as check_docs
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import projects as project_docs
 from flavor_exporter.publication import render
+from flavor_exporter.publication import whatif as whatif_docs
 from flavor_exporter.worker import checks
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import projects
 from flavor_exporter.worker import refresh
+from flavor_exporter.worker import whatif
 
 LOG = log.getLogger(__name__)
 
@@ -82,6 +85,15 @@ CLI_OPTS = [
                     'who may see hosts. Exit status 0 when the whole set '
                     'starts, 1 when it does not (or the cloud could not be '
                     'read), 2 for a bad option or file.'),
+    cfg.StrOpt('whatif', metavar='FILE',
+               help='The capacity after the changes FILE describes (a '
+                    'JSON body of POST /v3/whatif: hosts drained, their '
+                    'servers staying or evacuated, added, removed, '
+                    'allocation ratios or reserved amounts changed, '
+                    'flavors changed or added; - reads stdin): per flavor '
+                    'available and total before and after; json prints the '
+                    'answer document. Exit status 0 when every evacuated '
+                    'server finds a host, 1 when one does not.'),
     cfg.BoolOpt('progress', default=None,
                 help='Show on stderr how far reading the cloud has got. '
                      'By default only when stderr is a terminal; never on '
@@ -359,6 +371,11 @@ def _check(conf):
         raise exceptions.InvalidOption(
             _('--check answers for the set in its file (which names its '
               'project): give it without --gpus and --project'))
+    if conf.whatif is not None and (conf.gpus or conf.project_id
+                                    or conf.check is not None):
+        raise exceptions.InvalidOption(
+            _('--whatif answers for the whole cloud: give it without '
+              '--gpus, --project and --check'))
     cloud = chosen_cloud(conf)
     config_check.check_urls(conf, [cloud.group])
     return refresh.engine_options(conf), cloud
@@ -380,6 +397,35 @@ def read_check(conf):
                                               'why': exc})
 
 
+def read_whatif(conf):
+    """The whatif_request.WhatIf of --whatif FILE; InvalidOption if bad."""
+    try:
+        if conf.whatif == '-':
+            body = json.load(sys.stdin)
+        else:
+            with open(conf.whatif) as stream:
+                body = json.load(stream)
+        return whatif_docs.parse(body)
+    except (OSError, ValueError) as exc:
+        raise exceptions.InvalidOption(
+            _('--whatif %(file)s: %(why)s') % {'file': conf.whatif,
+                                               'why': exc})
+
+
+def format_whatif(document):
+    """A what-if's answer: the flavors, the GPU types, the summary."""
+    answer = document[whatif_docs.WHATIF]
+    text = _table(list(whatif_text.FLAVOR_COLUMNS),
+                  [False, False, True, True, True, True, True, False],
+                  whatif_text.flavor_rows(answer))
+    if answer['results']['gpus']:
+        text += '\n' + _table(list(whatif_text.GPU_COLUMNS),
+                              [False, True, True, True, True],
+                              whatif_text.gpu_rows(answer))
+    return text + ''.join(line + '\n'
+                          for line in whatif_text.summary_lines(answer))
+
+
 @start.command
 def main(argv):
     config.CONF.register_cli_opts(CLI_OPTS)
@@ -394,6 +440,7 @@ def main(argv):
         logging.getLogger('flavor_exporter').setLevel(logging.ERROR)
     try:
         wanted = read_check(conf) if conf.check is not None else None
+        changes = read_whatif(conf) if conf.whatif is not None else None
     except exceptions.InvalidOption as exc:
         sys.stderr.write('%s: %s\n' % (PROG, exc))
         return 2
@@ -408,7 +455,10 @@ def main(argv):
         else:
             report = refresher.compute()
         project = answer = None
-        if wanted is not None:
+        if changes is not None:
+            answer = whatif.Whatif(conf, options).compute(
+                report, refresher.computed_snapshot, changes, client)
+        elif wanted is not None:
             answer = checks.Checker(conf, options).answer(report, client,
                                                           wanted)
         elif conf.project_id is not None:
@@ -436,6 +486,12 @@ def main(argv):
             report, True if conf.gpu else None))
     if conf.format == 'json':
         sys.stdout.write(json.dumps(document, indent=2) + '\n')
+    elif changes is not None:
+        sys.stdout.write(format_whatif(document))
+        sys.stdout.write('\n' + footer(cloud, report,
+                                       document[whatif_docs.WHATIF]))
+        for problem in report.problems:
+            sys.stdout.write(_('warning: %s') % problem + '\n')
     else:
         if answer is not None:
             sys.stdout.write(format_check(document))
@@ -450,6 +506,9 @@ def main(argv):
             document[check_docs.CHECK] if answer is not None else document))
         for problem in report.problems:
             sys.stdout.write(_('warning: %s') % problem + '\n')
+    if changes is not None:
+        evacuation = answer[whatif_docs.WHATIF]['evacuation']
+        return 1 if evacuation and not evacuation['fits'] else 0
     if answer is not None and not answer[check_docs.CHECK][check_docs.FITS]:
         # As openstack capacity check: a script tests the exit status.
         return 1

@@ -227,9 +227,15 @@ class Refresher:
         fits: the vector_fit.Fits of earlier refreshes to reuse, if any.
         scope: the parts Nova announced changes of (nova_events), None for
         all: the source may keep what it read of the others; hosts: those
-        whose usages changed, None for any.
+        whose usages changed, None for any. The snapshot read is then
+        computed_snapshot.
         """
         return self._compute(fits, scope, hosts)[0]
+
+    @property
+    def computed_snapshot(self):
+        """The model.Snapshot the last compute() read (for what-ifs)."""
+        return self._snapshot
 
     def _compute(self, fits, scope, hosts):
         """(Report, its inputs, whether they are the last refresh's).

@@ -75,6 +75,26 @@ class Whatif:
                 nova.SERVER_MICROVERSION, {'all_tenants': 1, 'host': host})
         return found
 
+    def compute(self, report, snapshot, whatif, client):
+        """The answer document of a WhatIf, the servers listed now.
+
+        checks.InvalidRequest for changes the cloud refuses.
+        """
+        try:
+            listed = {}
+            drained = whatif_mod.apply(snapshot, whatif).evacuated
+            if drained:
+                listed = self.servers(client, drained)
+                count = sum(len(found) for found in listed.values())
+                if count > docs.MAX_EVACUATED:
+                    raise checks.InvalidRequest(
+                        'the drained hosts hold %d servers; a what-if '
+                        'evacuates at most %d' % (count,
+                                                  docs.MAX_EVACUATED))
+            return self.answer(report, snapshot, whatif, listed)
+        except whatif_mod.InvalidChange as exc:
+            raise checks.InvalidRequest(str(exc)) from None
+
     def answer(self, report, snapshot, whatif, listed):
         """The answer document of a WhatIf; whatif_mod.InvalidChange.
 
@@ -189,22 +209,11 @@ class WhatifAnswers(checks.RequestAnswers):
         self._whatif = Whatif(conf, options)
 
     def compute(self, body, report):
-        snapshot = self._refresher.last_snapshot
         try:
             whatif = docs.parse(body)
-            listed = {}
-            drained = whatif_mod.apply(snapshot, whatif).evacuated
-            if drained:
-                listed = self._whatif.servers(self._refresher.client,
-                                              drained)
-                count = sum(len(found) for found in listed.values())
-                if count > docs.MAX_EVACUATED:
-                    raise checks.InvalidRequest(
-                        'the drained hosts hold %d servers; a what-if '
-                        'evacuates at most %d' % (count,
-                                                  docs.MAX_EVACUATED))
-            document = self._whatif.answer(report, snapshot, whatif,
-                                           listed)
-        except (docs.InvalidWhatIf, whatif_mod.InvalidChange) as exc:
+        except docs.InvalidWhatIf as exc:
             raise checks.InvalidRequest(str(exc)) from None
+        document = self._whatif.compute(
+            report, self._refresher.last_snapshot, whatif,
+            self._refresher.client)
         return {docs.WHATIF: document[docs.WHATIF]}

@@ -163,6 +163,12 @@ class TestSetChecksOracle(OracleTests, base.TestCase):
     sources = ('placement',)
 
 
+class TestWhatifOracle(OracleTests, base.TestCase):
+    """The what-if cloud (test_whatif) counts per flavor as it is."""
+
+    scenario = 'whatif'
+
+
 class TestVgpuOracle(OracleTests, base.TestCase):
     scenario = 'vgpu'
     # VGPU children exist in Placement only.
