@@ -38,7 +38,7 @@ from flavor_exporter.osc import flavor as flavor_cmd
 COLUMNS = ('#', 'Flavor', 'Count', 'Started', 'Fits', 'Stopped By')
 LONG_COLUMNS = COLUMNS + ('Request', 'Hosts', 'Would Start Instead')
 #: Stopped By is wrapped to this width in tables, which then stay within
-#: 120 columns for flavor names up to 30 characters.
+#: 120 columns for flavor names up to 20 characters.
 STOPPED_BY_WIDTH = 56
 POLICIES = ('affinity', 'anti-affinity', 'soft-affinity',
             'soft-anti-affinity')
