@@ -74,6 +74,27 @@ function create_flavor_exporter_accounts {
         "$FLAVOR_EXPORTER_SERVICE_PROTOCOL://$FLAVOR_EXPORTER_SERVICE_HOST/capacity"
 }
 
+# The Horizon plugin (Project and Admin > Compute > Capacity), when
+# devstack runs Horizon: installed into Horizon's Python with the
+# dashboard extra, its enabled files copied where Horizon reads them.
+function install_flavor_exporter_dashboard {
+    setup_develop "$FLAVOR_EXPORTER_DIR" cli,uwsgi,dashboard
+}
+
+function configure_flavor_exporter_dashboard {
+    cp "$FLAVOR_EXPORTER_DIR"/flavor_exporter/dashboard/enabled/_[0-9]*.py \
+        "$HORIZON_DIR/openstack_dashboard/local/enabled/"
+    # Horizon's static files, the plugin's among them, as init_horizon
+    # collects and compresses them; then Apache serves the new panels.
+    (cd "$HORIZON_DIR" && $PYTHON manage.py collectstatic --noinput \
+        && $PYTHON manage.py compress --force)
+    restart_apache_server
+}
+
+function cleanup_flavor_exporter_dashboard {
+    rm -f "$HORIZON_DIR"/openstack_dashboard/local/enabled/_[0-9]*_capacity_panel.py
+}
+
 function start_flavor_exporter {
     local bin
     bin=$(get_python_exec_prefix)
@@ -99,10 +120,16 @@ if is_service_enabled flavor-exporter-api flavor-exporter-worker; then
     if [[ "$1" == "stack" && "$2" == "install" ]]; then
         echo_summary "Installing flavor-exporter"
         install_flavor_exporter
+        if is_service_enabled horizon; then
+            install_flavor_exporter_dashboard
+        fi
     elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
         echo_summary "Configuring flavor-exporter"
         create_flavor_exporter_accounts
         configure_flavor_exporter
+        if is_service_enabled horizon; then
+            configure_flavor_exporter_dashboard
+        fi
     elif [[ "$1" == "stack" && "$2" == "extra" ]]; then
         echo_summary "Starting flavor-exporter"
         start_flavor_exporter
@@ -114,6 +141,9 @@ if is_service_enabled flavor-exporter-api flavor-exporter-worker; then
 
     if [[ "$1" == "clean" ]]; then
         cleanup_flavor_exporter
+        if is_service_enabled horizon; then
+            cleanup_flavor_exporter_dashboard
+        fi
     fi
 fi
 

@@ -53,7 +53,9 @@ OPENSTACK_KEYSTONE_DEFAULT_DOMAIN = 'Default'
 OPENSTACK_ENDPOINT_TYPE = 'publicURL'
 # Seconds between the capacity panels' refreshes of their figures.
 CAPACITY_REFRESH_SECONDS = %(refresh)d
-LOGGING['handlers']['console']['level'] = 'INFO'
+# Sessions in the cache, as Horizon's default; a memcached as deployed, or
+# the process's memory (one runserver process).
+CACHES = {'default': %(cache)r}
 '''
 
 
@@ -74,12 +76,15 @@ def horizon_python():
 class HorizonServer(fixtures.Fixture):
     """Horizon on 127.0.0.1:port (ephemeral by default) for keystone_url.
 
+    memcached: host:port of the sessions' cache, else in memory.
+
     After setUp: ``url`` (ends with /), ``log`` (the server's output).
     """
 
     def __init__(self, keystone_url, workdir, port=None, refresh=30,
-                 timeout=START_TIMEOUT):
+                 memcached=None, timeout=START_TIMEOUT):
         super().__init__()
+        self.memcached = memcached
         self.keystone_url = keystone_url
         self.workdir = workdir
         self.port = port
@@ -94,7 +99,8 @@ class HorizonServer(fixtures.Fixture):
                   'w') as out:
             out.write(SETTINGS % {'secret': secrets.token_urlsafe(32),
                                   'keystone': self.keystone_url + '/v3',
-                                  'refresh': self.refresh})
+                                  'refresh': self.refresh,
+                                  'cache': self._cache()})
         env = process.environ()
         env.update(PYTHONPATH=self.workdir,
                    DJANGO_SETTINGS_MODULE='horizon_settings',
@@ -117,6 +123,12 @@ class HorizonServer(fixtures.Fixture):
         except Exception as exc:
             raise process.StartError('Horizon did not start (%s):\n%s' % (
                 exc, process.tail(self.log))) from None
+
+    def _cache(self):
+        if self.memcached:
+            return {'BACKEND': 'django.core.cache.backends.memcached.'
+                    'PyMemcacheCache', 'LOCATION': self.memcached}
+        return {'BACKEND': 'django.core.cache.backends.locmem.LocMemCache'}
 
     def _warm_up(self, popen):
         """The login page once: Horizon compiles its styles on first use."""

@@ -17,4 +17,5 @@ PANEL_DASHBOARD = 'admin'
 PANEL_GROUP = 'compute'
 ADD_PANEL = ('flavor_exporter.dashboard.content.admin_capacity.panel.'
              'AdminCapacity')
-ADD_INSTALLED_APPS = ['flavor_exporter.dashboard']
+# The plugin's app (templates, static files) is added by
+# _1095_project_capacity_panel.py: Horizon would list it twice otherwise.
