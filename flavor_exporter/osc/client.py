@@ -101,15 +101,23 @@ class CapacityClient:
             self._base(cloud), urllib.parse.quote(gpu_type, safe='')))
 
     def check(self, body, cloud=None):
-        """POST /v3/checks: the answer to a set check (its body).
+        """POST /v3/checks: the answer to a set check (its body)."""
+        return self.ask('checks', body, cloud)
 
-        A 503 while the service computes the check is asked again, as
+    def whatif(self, body, cloud=None):
+        """POST /v3/whatif: the capacity after changes (its body)."""
+        return self.ask('whatif', body, cloud)
+
+    def ask(self, route, body, cloud=None):
+        """POST /v3/<route>: a request the service's worker answers.
+
+        A 503 while the service computes the answer is asked again, as
         its Retry-After says, a few times: the service keeps the answer.
         """
         for attempt in range(CHECK_ATTEMPTS):
             try:
                 return self._json(self._adapter.post(
-                    self._base(cloud) + '/checks', json=body,
+                    '%s/%s' % (self._base(cloud), route), json=body,
                     timeout=TIMEOUT))
             except ks_exc.ServiceUnavailable as exc:
                 if attempt == CHECK_ATTEMPTS - 1:

@@ -180,14 +180,19 @@ def _evacuation(servers, placed):
 
 
 def _flavors(before, after):
-    """Each flavor's item, GPU flavors first, then by name."""
+    """Each flavor's item, GPU flavors first (by type), then by name.
+
+    The order of the flavor lists (openstack capacity flavor list,
+    flavor-exporter-report).
+    """
     old = {result.flavor.id: result for result in before.flavors}
     new = {result.flavor.id: result for result in after.flavors
            if not result.flavor.id.startswith(_HIDDEN)}
     items = [docs.flavor_item(old.get(key), new.get(key))
              for key in dict.fromkeys(list(old) + list(new))]
-    return sorted(items, key=lambda item: (item['gpu'] is None,
-                                           item[pub.NAME]))
+    return sorted(items, key=lambda item: (
+        item['gpu'] is None, (item['gpu'] or {}).get('type', ''),
+        item[pub.NAME].casefold(), item[pub.ID]))
 
 
 def _gpus(before, after):

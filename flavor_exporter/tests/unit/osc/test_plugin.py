@@ -44,6 +44,7 @@ from flavor_exporter.osc import cloud as osc_cloud
 from flavor_exporter.osc import flavor as osc_flavor
 from flavor_exporter.osc import gpu as osc_gpu
 from flavor_exporter.osc import plugin
+from flavor_exporter.osc import whatif as osc_whatif
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.tests.unit.api import base
@@ -70,7 +71,8 @@ class TestEntryPoints(base.base.BaseTestCase):
                           'capacity_flavor_list': osc_flavor.ListFlavor,
                           'capacity_flavor_show': osc_flavor.ShowFlavor,
                           'capacity_gpu_list': osc_gpu.ListGpu,
-                          'capacity_gpu_show': osc_gpu.ShowGpu},
+                          'capacity_gpu_show': osc_gpu.ShowGpu,
+                          'capacity_whatif': osc_whatif.Whatif},
                          commands)
 
 
@@ -505,3 +507,53 @@ class TestSeveralClouds(CommandTestCase):
             '--cloud', 'east',
             auth=['--os-cloud', 'capacity-test'],
             environ={'OS_CLIENT_CONFIG_FILE': path}))
+
+
+class TestWhatif(CommandTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='checks', wait=5)
+        self.publish()
+        self.answer_whatifs()
+        self.serve()
+
+    def test_drain_as_the_api_answers(self):
+        done = self.openstack('capacity', 'whatif', '--drain', 'cmp001',
+                              '-f', 'json')
+        rows = {row['Flavor']: row for row in json.loads(done.stdout)}
+        # GPU flavors first.
+        self.assertEqual(['gpu.a100', 'GPU.V100-small'],
+                         list(rows)[:2])
+        # m1.large: 3 free in az1, 4 on cmp001 (az2), which is drained.
+        large = rows['m1.large']
+        self.assertEqual((7, 3, '-4', 8, 4),
+                         (int(large['Available']), int(large['After']),
+                          large['Change'], int(large['Total']),
+                          int(large['Total After'])))
+        self.assertIn('hosts: drained 1', done.stderr)
+        answer = self.app.post_json('/v3/whatif', {'drain': [
+            {'hosts': ['cmp001']}]}).json['whatif']
+        self.assertEqual(
+            {item['name']: item['after']['available']
+             for item in answer['results']['flavors']},
+            {name: int(row['After']) for name, row in rows.items()})
+
+    def test_changed_only_and_file(self):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'changes.json')
+        with open(path, 'w') as stream:
+            json.dump({'add': [{'like': 'cmp001', 'count': 2}]}, stream)
+        done = self.openstack('capacity', 'whatif', '--file', path,
+                              '--changed-only', '-f', 'json')
+        names = [row['Flavor'] for row in json.loads(done.stdout)]
+        # Two hosts like cmp001 (no a100): gpu.a100 does not change.
+        self.assertNotIn('gpu.a100', names)
+        self.assertIn('GPU.V100-small', names)
+
+    def test_refusals(self):
+        done = self.openstack('capacity', 'whatif', status=1)
+        self.assertIn('Give the changes', done.stderr)
+        done = self.openstack('capacity', 'whatif', '--drain', 'nope',
+                              status=1)
+        self.assertIn('no compute host nope', done.stderr)
