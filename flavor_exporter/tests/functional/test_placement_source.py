@@ -19,11 +19,14 @@ those of the real CloudClient.
 """
 
 from flavor_exporter.capacity import model
+from flavor_exporter.publication import cache
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import placement_providers
 from flavor_exporter.worker import placement_source
+from flavor_exporter.worker import provider_store
+from testcloud import loopback
 
 NOVA_CALLS = 4  # hypervisors, flavors, services, aggregates: one page each
 # The hypervisors are listed again only when the compute nodes change.
@@ -303,3 +306,44 @@ class TestUsagesTwoWays(PlacementSourceFunctionalTest):
                              source.last_stats['usages_read'])
             self.assertEqual(len(self.view) - len(read_alone),
                              source.last_stats['usages_summarized'])
+
+
+class TestSharedProviders(PlacementSourceFunctionalTest):
+    """A new leader takes the providers from the shared memcached."""
+
+    def setUp(self):
+        super().setUp()
+        self.cloud = self.useFixture(fe_fixtures.Cloud(
+            'pci_placement', shared=True)).cloud
+        self.memcached = self.useFixture(loopback.MemcachedFixture())
+
+    def worker(self):
+        """(source, client) of a worker process of its own."""
+        backend = cache.MemcachedBackend(self.memcached.servers)
+        self.addCleanup(backend.close)
+        store = provider_store.ProviderStore(backend, 'flavor-exporter')
+        return (placement_source.PlacementSource(self.conf, store=store),
+                openstack.CloudClient(self.cloud.connection()))
+
+    def test_new_leader_reads_no_provider(self):
+        providers = 3 + 4  # three roots, four PCI devices
+        leader, client = self.worker()
+        first = self.collect(leader, client)
+        leader.share()
+        self.assertEqual(PLACEMENT_CALLS + providers,
+                         client.calls['placement'])
+
+        # The leader is gone: another worker's first collect reads the
+        # listing and the allocation candidates, no provider.
+        successor, client = self.worker()
+        second = self.collect(successor, client)
+        self.assertEqual(PLACEMENT_CALLS, client.calls['placement'])
+        self.assertEqual(
+            {'providers': providers, 'providers_fetched': 0,
+             'providers_reused': providers, 'providers_shared': providers},
+            {key: value for key, value in successor.last_stats.items()
+             if key.startswith('providers')})
+        self.assertEqual([], second.problems)
+        self.assertEqual(_snapshot_view(first), _snapshot_view(second))
+        self.assertEqual(_placement_view(self.cloud.connection()),
+                         _snapshot_view(second))
