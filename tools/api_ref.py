@@ -83,6 +83,7 @@ SAMPLES = {
     'listProjectFlavors': 'project-flavors-list.json',
     'getProjectFlavor': 'project-flavor-show.json',
     'createCheck': 'check-response.json',
+    'createWhatif': 'whatif-response.json',
     'getStatus': 'status.json',
     'listClouds': 'clouds-list.json',
     'listSeedFlavors': 'seed-flavors-list.json',
@@ -97,7 +98,8 @@ SAMPLES = {
 #: body names (routes.py leaves their policy None).
 BODY_POLICIES = {'createCheck': policies.CHECK_CREATE}
 #: {operationId: sample file of its request body}.
-REQUEST_SAMPLES = {'createCheck': 'check-request.json'}
+REQUEST_SAMPLES = {'createCheck': 'check-request.json',
+                   'createWhatif': 'whatif-request.json'}
 #: {operationId: [(what it shows, sample file)]}: error answers.
 ERROR_SAMPLES = {
     'listFlavors': [('An unknown filter (400)',

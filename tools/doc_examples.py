@@ -59,6 +59,10 @@ CHECK = {'project_id': PROJECT,
          'servers': [{'flavor': FLAVOR, 'count': 2},
                      {'flavor': 'de.NBI large', 'count': 1}]}
 
+#: The changes the examples ask about (POST /v3/whatif): one of the GPU
+#: hosts drained, its server evacuated as Nova would place it.
+WHATIF = {'drain': [{'hosts': ['gpu1'], 'servers': 'evacuate'}]}
+
 #: (file name, method, path, JSON body). A path's {flavor_id} is the id
 #: of FLAVOR in the running cloud.
 EXAMPLES = [
@@ -84,6 +88,8 @@ EXAMPLES = [
      '/v3/projects/%s/flavors/%s' % (PROJECT, FLAVOR), None),
     ('check-request', None, None, CHECK),
     ('check-response', 'POST', '/v3/checks', CHECK),
+    ('whatif-request', None, None, WHATIF),
+    ('whatif-response', 'POST', '/v3/whatif', WHATIF),
     ('status', 'GET', '/v3/status', None),
     ('clouds-list', 'GET', '/v3/clouds/', None),
     ('healthcheck', 'GET', '/healthcheck', None),
