@@ -50,6 +50,12 @@ from flavor_exporter.publication import contract as pub
 from flavor_exporter.worker import periodic
 
 LOG = log.getLogger(__name__)
+# Seconds a notified change waits for what belongs with it: Nova with
+# notification_format = both says each event twice, on two topics, which
+# may reach two workers and be noted in two batches (each within
+# notifications.BATCH_TIMEOUT). Read by one refresh, not by a first one
+# and a second one whose settle would hold the next change back.
+GATHER = 0.1
 
 
 def look_interval(conf):
@@ -194,11 +200,12 @@ class NotifiedRefreshManager(RefreshManager):
     demand: a demand.Demand. The listener (notifications.py) notes the
     changes in the cache, whichever worker it runs in; the leader
     refreshes them. On the leading edge: the first change after a quiet
-    spell is refreshed at the next look ([notifications] check_interval),
-    so that one boot is served within a second; what comes during that
-    refresh, or within [notifications] settle seconds after it, waits and
-    is read by the next one, so that a burst costs a refresh per refresh
-    time plus settle, whatever its size.
+    spell is refreshed at the first look ([notifications] check_interval)
+    GATHER after it was noted, so that one boot is served within a
+    second; what comes during that refresh, or within [notifications]
+    settle seconds after it, waits and is read by the next one, so that a
+    burst costs a refresh per refresh time plus settle, whatever its
+    size.
     """
 
     SPACINGS = dict(
@@ -214,6 +221,8 @@ class NotifiedRefreshManager(RefreshManager):
         self._changes_taken = {}
         # (monotonic) No notified refresh before: settle after the last.
         self._next_notified = float('-inf')
+        # (monotonic) When this leader first saw changes not taken yet.
+        self._seen_at = None
 
     @periodic_task.periodic_task(spacing=periodic.SET_FROM_CONF,
                                  run_immediately=True)
@@ -226,11 +235,12 @@ class NotifiedRefreshManager(RefreshManager):
         else:
             self.demand.forget()
             self._changes_taken = {}
+            self._seen_at = None
 
     def _refresh_changes(self):
         changes = self._publisher.changes
         try:
-            counters, _first, changed, hosts = changes.pending(
+            counters, first, changed, hosts = changes.pending(
                 self._changes_taken)
         except cache.CacheError as exc:
             LOG.debug('Changes unreadable: %s', exc)
@@ -239,12 +249,23 @@ class NotifiedRefreshManager(RefreshManager):
             # The refresh that makes a leader reads everything anyway.
             self._changes_taken = counters
             return
-        if not changed or self._clock() < self._next_notified:
-            # Nothing new, or the rest of a burst: the refresh after
-            # settle reads it all (the counters keep it).
+        if not changed:
+            return
+        now = self._clock()
+        if self._seen_at is None:
+            self._seen_at = now
+        if now < self._next_notified:
+            # The rest of a burst: the refresh after settle reads it all
+            # (the counters keep it).
+            return
+        if first is not None and self._wall_clock() - first < GATHER and \
+                now - self._seen_at < GATHER:
+            # Noted (by the listener's clock) or seen (by this one, should
+            # the clocks differ) less than GATHER ago: the next look.
             return
         changes.take()
         self._changes_taken = counters
+        self._seen_at = None
         LOG.info('%sNova announced changes of %s; refreshing',
                  self.log_prefix, ', '.join(sorted(changed)))
         try:

@@ -525,6 +525,7 @@ class TestWatcherThread(test_base.BaseTestCase):
             time.sleep(0.01)
         self.assertEqual({'generation-watcher'}, set(readers))
 
+
 class TestAnswers(base.ApiTestCase):
     """Answers made from published documents, once per version."""
 

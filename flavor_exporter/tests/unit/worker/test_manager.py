@@ -201,6 +201,7 @@ class TestChangeTick(TickTestCase):
         self.worker.leads = True
         self.change_tick()  # takes counters
         self.changes.note(['usages'], self.wall, 60, hosts=['h1'])
+        self.wall += 0.125  # GATHER later
         self.change_tick()
         self.assertEqual([self.refreshed(['usages'], ['h1'])],
                          self.worker.refresher.refresh.call_args_list)
@@ -221,6 +222,36 @@ class TestChangeTick(TickTestCase):
         self.assertEqual(2, self.worker.refresher.refresh.call_count)
         self.demand.safe_update.assert_called()
 
+    def test_both_formats_of_an_event_are_one_refresh(self):
+        # Nova's notification_format = both: the versioned and the legacy
+        # copy, noted by two workers a moment apart.
+        self.worker.leads = True
+        self.change_tick()
+        self.changes.note(['usages'], self.wall, 60, hosts=['h1'])
+        self.change_tick()
+        self.worker.refresher.refresh.assert_not_called()  # gathering
+        self.wall += 0.04
+        self.now += 0.04
+        self.changes.note(['usages'], self.wall, 60, hosts=['h1'])
+        self.wall += 0.0625  # GATHER after the first
+        self.now += 0.0625
+        self.change_tick()
+        self.assertEqual([self.refreshed(['usages'], ['h1'])],
+                         self.worker.refresher.refresh.call_args_list)
+        self.now += 5
+        self.change_tick()
+        self.assertEqual(1, self.worker.refresher.refresh.call_count)
+
+    def test_a_listener_clock_ahead_holds_a_change_one_gather_at_most(self):
+        self.worker.leads = True
+        self.change_tick()
+        self.changes.note(['services'], self.wall + 30, 60)
+        self.change_tick()  # seen now, by this leader's clock
+        self.worker.refresher.refresh.assert_not_called()
+        self.now += 0.125
+        self.change_tick()
+        self.assertEqual(1, self.worker.refresher.refresh.call_count)
+
     def test_settle_counts_from_the_end_of_a_long_refresh(self):
         self.worker.leads = True
         self.change_tick()
@@ -228,7 +259,7 @@ class TestChangeTick(TickTestCase):
         def slow(**kwargs):
             self.now += 3.0
         self.worker.refresher.refresh.side_effect = slow
-        self.changes.note(['services'], self.wall, 60)
+        self.changes.note(['services'], self.wall - 1, 60)
         self.change_tick()
         self.changes.note(['services'], self.wall, 60)  # during it
         self.now += 0.9
@@ -242,7 +273,7 @@ class TestChangeTick(TickTestCase):
         self.worker.leads = True
         self.change_tick()
         self.worker.refresher.refresh.side_effect = RuntimeError('cloud')
-        self.changes.note(['services'], self.wall, 60)
+        self.changes.note(['services'], self.wall - 1, 60)
         self.change_tick()  # one line (periodic.one_line)
         self.changes.note(['services'], self.wall, 60)
         self.change_tick()
@@ -252,11 +283,11 @@ class TestChangeTick(TickTestCase):
         self.assertEqual(2, self.worker.refresher.refresh.call_count)
 
     def test_a_new_leader_reads_everything_then_the_leading_edge(self):
-        self.changes.note(['usages'], self.wall, 60, hosts=['h1'])
+        self.changes.note(['usages'], self.wall - 1, 60, hosts=['h1'])
         self.worker.leads = True
         self.change_tick()  # its first refresh reads everything anyway
         self.worker.refresher.refresh.assert_not_called()
-        self.changes.note(['aggregates'], self.wall, 60)
+        self.changes.note(['aggregates'], self.wall - 1, 60)
         self.change_tick()
         self.assertEqual([self.refreshed(['aggregates'], [])],
                          self.worker.refresher.refresh.call_args_list)
