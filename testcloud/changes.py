@@ -264,9 +264,12 @@ class Changes:
         yield 'service enable', service('enabled', 4)
         yield 'aggregate add', aggregate_add
         yield 'aggregate remove', aggregate_remove
-        # Back as it was: the aggregate and the flavor go (unmeasured).
+        # Back as it was: the aggregate and the flavor go (unmeasured),
+        # two changes at once, refreshed settle apart: the next round's
+        # first change waits until they are.
         self.conn.compute.delete_aggregate(state['aggregate'])
         self.conn.compute.delete_flavor(state['flavor'])
+        time.sleep(2 * self.quiet)
 
     #: Seconds between two changes of a round, so that each is a lone one
     #: ([notifications] settle after the last refresh, and some margin).

@@ -66,8 +66,13 @@ def _summary(values):
             'worst_seconds': round(max(values), 3)}
 
 
-def _write_config(path, cloud, memcached, rabbit, port):
+def _write_config(path, cloud, memcached, rabbit, port, options=()):
+    """options: GROUP.NAME=VALUE, to compare with other settings."""
     with open(path, 'w') as out:
+        for option in options:
+            name, value = option.split('=', 1)
+            group, name = name.split('.', 1)
+            out.write('[%s]\n%s = %s\n' % (group, name, value))
         out.write('[DEFAULT]\nauth_strategy = noauth\n'
                   '[api]\nport = %d\n'
                   '[worker]\nrefresh_interval = 3600\n'
@@ -149,7 +154,7 @@ def _idle(memcached, groups):
              for name, p in pids.items()}, pids)
 
 
-def measure(rounds, workdir):
+def measure(rounds, workdir, options=()):
     memcached = loopback.MemcachedFixture()
     rabbit = loopback.RabbitMQFixture()
     memcached.setUp()
@@ -162,7 +167,7 @@ def measure(rounds, workdir):
     try:
         port = loopback.free_port()
         config = os.path.join(workdir, 'flavor-exporter.conf')
-        _write_config(config, cloud, memcached, rabbit, port)
+        _write_config(config, cloud, memcached, rabbit, port, options)
         env = dict(os.environ, **cloud.env())
         for name in ('flavor-exporter-worker.1', 'flavor-exporter-worker.2',
                      'flavor-exporter-api.1'):
@@ -188,6 +193,7 @@ def measure(rounds, workdir):
                 else:
                     by_kind[kind].append(seconds)
         figures = {'scenario': changes.SCENARIO, 'rounds': rounds,
+                   'options': list(options),
                    'never_served': never,
                    'kinds': {kind: _summary(by_kind[kind])
                              for kind in changes.KINDS if by_kind[kind]},
@@ -237,10 +243,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument('--rounds', type=int, default=5,
                         help='rounds of every kind of change')
+    parser.add_argument('--option', action='append', default=[],
+                        metavar='GROUP.NAME=VALUE',
+                        help='an option other than its default (to '
+                             'compare; the figures are the defaults\')')
     parser.add_argument('--output', default=RESULTS)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as workdir:
-        figures = measure(args.rounds, workdir)
+        figures = measure(args.rounds, workdir, args.option)
     os.makedirs(os.path.dirname(args.output) or '.', exist_ok=True)
     with open(args.output, 'w') as out:
         json.dump(figures, out, indent=2, sort_keys=True)
