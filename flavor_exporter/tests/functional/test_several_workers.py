@@ -22,6 +22,7 @@ and fresh, neither cloud's sequence ever goes backwards.
 import concurrent.futures
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -39,6 +40,10 @@ CLOUDS = test_several_clouds.CLOUDS
 LEASE = 3            # seconds: the tooz lock's lease (?timeout=)
 INTERVAL = 10        # [worker] refresh_interval (its minimum)
 LEADS = 'Cloud %s: This worker now leads'
+# A new leader's first Placement refresh of a cloud: no provider read.
+SHARED = (r'Cloud %s: Placement refresh: \d+ API calls; (\d+) resource '
+          r'providers, 0 read, \1 unchanged since the previous refresh '
+          r'\(\1 of them from the shared cache\)')
 NOTICED = ('Cloud %s: This worker lost the leadership',
            'Cloud %s: Refresh dropped')
 
@@ -167,11 +172,22 @@ class TestSeveralWorkers(test_several_clouds.SeveralCloudsTestCase):
 
         # SIGKILL east's leader: another takes over each cloud it led.
         first = leaders[test_several_clouds.EAST]
+        led_before = dict(leaders)
         workers[first].send_signal(signal.SIGKILL)
         workers[first].wait()
         self.take_over(leaders, workers, gone=[first],
                        what='nobody took over')
         self.wait_for_both('nothing published after the leader died')
+        # Its successor read no resource provider again: it took what the
+        # dead leader knew of them from the shared memcached.
+        for cloud in [c for c in CLOUDS if led_before[c] == first]:
+            refreshes = [line for line in self.log_of(
+                leaders[cloud]).splitlines()
+                if 'Cloud %s: Placement refresh:' % cloud in line]
+            self.assertTrue(refreshes, 'cloud %s' % cloud)
+            found = re.search(SHARED % cloud, refreshes[0])
+            self.assertIsNotNone(found, refreshes[0])
+            self.assertGreater(int(found.group(1)), 0)
 
         # SIGSTOP east's new leader past its lease: the third takes over;
         # resumed, the paused one notices it lost each lease and
