@@ -62,6 +62,7 @@ from flavor_exporter.api import published
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.publication import contract as pub
+from flavor_exporter.publication import defrag as defrag_docs
 from flavor_exporter.publication import reader as reader_mod
 from flavor_exporter.publication import whatif as whatif_docs
 
@@ -104,6 +105,9 @@ def make_published(conf, backend=None):
             state.answers[pub.WHATIF_REQUESTS_NAME] = checks.WorkerAnswers(
                 readers[name], conf.checks, pub.WHATIF_REQUESTS_NAME,
                 whatif_docs.WHATIF, 'what-if', threads=conf.api.threads)
+            state.answers[pub.DEFRAG_REQUESTS_NAME] = checks.WorkerAnswers(
+                readers[name], conf.checks, pub.DEFRAG_REQUESTS_NAME,
+                defrag_docs.DEFRAG, 'defrag plan', threads=conf.api.threads)
     return data
 
 

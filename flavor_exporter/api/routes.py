@@ -90,6 +90,8 @@ _V3 = [
     _route('/v3/checks', 'createCheck', methods=POST),
     _route('/v3/whatif', 'createWhatif', policies.WHATIF_CREATE,
            methods=POST),
+    _route('/v3/defrag', 'createDefrag', policies.DEFRAG_CREATE,
+           methods=POST),
 ]
 
 TABLE = [

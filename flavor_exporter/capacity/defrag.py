@@ -74,6 +74,9 @@ NUMA = ('has a guest NUMA topology whose host cells are not known: the '
 AFFINITY = ('is in an affinity server group with other members: moving it '
             'alone breaks the policy')
 UNKNOWN_FLAVOR = 'its flavor cannot be read as a Nova request'
+#: A server of a searched server's group on a host not searched: only
+#: its place counts (anti-affinity), it is never moved nor counted.
+ELSEWHERE = 'a group member on a host not searched'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -305,6 +308,8 @@ class _Search:
             request = self._request(server.flavor)
             why = _why_pinned(server, request, self.options,
                               self.hosts_by_name)
+            if why == ELSEWHERE:
+                continue
             if why:
                 self.pinned[why] += 1
             else:

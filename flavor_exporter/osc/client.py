@@ -108,6 +108,10 @@ class CapacityClient:
         """POST /v3/whatif: the capacity after changes (its body)."""
         return self.ask('whatif', body, cloud)
 
+    def defrag(self, body, cloud=None):
+        """POST /v3/defrag: the live migrations that make room."""
+        return self.ask('defrag', body, cloud)
+
     def ask(self, route, body, cloud=None):
         """POST /v3/<route>: a request the service's worker answers.
 

@@ -38,6 +38,7 @@ PROJECT_FLAVOR_LIST = PREFIX + 'project:flavor:list'
 PROJECT_FLAVOR_GET = PREFIX + 'project:flavor:get'
 CHECK_CREATE = PREFIX + 'check:create'
 WHATIF_CREATE = PREFIX + 'whatif:create'
+DEFRAG_CREATE = PREFIX + 'defrag:create'
 
 _SCOPES = ['system', 'project']
 
@@ -163,6 +164,16 @@ rules = [
                     'for capacity:flavor:hosts.',
         operations=[{'method': 'POST', 'path': '/v3/whatif'},
                     {'method': 'POST', 'path': '/v3/clouds/{cloud}/whatif'}],
+        scope_types=_SCOPES),
+    policy.DocumentedRuleDefault(
+        name=DEFRAG_CREATE,
+        check_str=base.ADMIN_OR_SYSTEM_READER,
+        description='Ask for the fewest live migrations after which more '
+                    'servers of a flavor start: administrators and system '
+                    'readers. Not project members: a plan names hosts and '
+                    'the servers of every project.',
+        operations=[{'method': 'POST', 'path': '/v3/defrag'},
+                    {'method': 'POST', 'path': '/v3/clouds/{cloud}/defrag'}],
         scope_types=_SCOPES),
     policy.DocumentedRuleDefault(
         name=METRICS,

@@ -303,6 +303,8 @@ PROJECT_REQUESTS_NAME = 'project-requests'
 CHECK_REQUESTS_NAME = 'check-requests'
 #: The what-ifs API processes ask for (mailboxes.AnswerRequests).
 WHATIF_REQUESTS_NAME = 'whatif-requests'
+#: The defrag requests API processes ask for (mailboxes.AnswerRequests).
+DEFRAG_REQUESTS_NAME = 'defrag-requests'
 
 # What the workers hear of Nova's notifications (worker/notifications.py),
 # for the leading worker (publication/mailboxes.py): a counter per part

@@ -39,6 +39,7 @@ from flavor_exporter.common import one_process
 from flavor_exporter.publication import publisher
 from flavor_exporter.worker import answer_managers
 from flavor_exporter.worker import checks
+from flavor_exporter.worker import defrag
 from flavor_exporter.worker import demand
 from flavor_exporter.worker import leadership
 from flavor_exporter.worker import manager
@@ -127,6 +128,12 @@ class WorkerService(service.Service):
             # manager of their own: a second-long what-if holds no check.
             managers.append(answer_managers.RequestManager(
                 conf, cloud, whatif.WhatifAnswers(
+                    conf, cloud_publisher, refresher, cloud, self._options),
+                self._leads))
+            # Defrag plans likewise, in a manager of their own: a search
+            # of seconds holds no check nor what-if.
+            managers.append(answer_managers.RequestManager(
+                conf, cloud, defrag.DefragAnswers(
                     conf, cloud_publisher, refresher, cloud, self._options),
                 self._leads))
         return managers

@@ -22,6 +22,7 @@ import pecan
 
 from flavor_exporter.api.controllers import base
 from flavor_exporter.api.controllers import checks
+from flavor_exporter.api.controllers import defrag
 from flavor_exporter.api.controllers import flavors
 from flavor_exporter.api.controllers import gpus
 from flavor_exporter.api.controllers import projects
@@ -40,6 +41,7 @@ class CloudController(object):
     projects = projects.ProjectsController()
     checks = checks.ChecksController()
     whatif = whatif.WhatifController()
+    defrag = defrag.DefragController()
 
 
 class CloudsController(base.Resource):

@@ -21,6 +21,7 @@ import webtest
 
 from flavor_exporter.api import app
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity import model
 from flavor_exporter.common import clouds
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
@@ -28,6 +29,7 @@ from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.tests import sample_cloud as sample
 from flavor_exporter.worker import checks
+from flavor_exporter.worker import defrag
 from flavor_exporter.worker import openstack
 from flavor_exporter.worker import refresh
 from flavor_exporter.worker import whatif
@@ -158,6 +160,42 @@ class ApiTestCase(base.TestCase):
         if message is not None:
             self.assertIn(message, got)
         self.assertNotIn(b'<html', response.body.lower())
+
+    def answer_defrags(self):
+        """Run the leading worker's answers to defrag requests until the end.
+
+        Its last report is of four hosts where flavor "frag20" (20 VCPU)
+        is fragmented (two fit in az1, three pooled) beside the sample's
+        flavors; Nova's server listing is refused, as by a Nova that
+        fails: a defrag of frag20 is a 502.
+        """
+        pointer = self.store.reader.current()
+        collected_at = datetime.datetime.fromisoformat(
+            pointer[pub.TIMESTAMP].replace('Z', '+00:00'))
+        snapshot = sample.snapshot(
+            sample.flavors() + [model.Flavor('frag20', 'frag20', vcpus=20,
+                                             ram=1024, disk=10)],
+            collected_at=collected_at, host_list=sample.many_hosts(4))
+
+        def refused(*args, **kwargs):
+            raise openstack.CloudError('compute GET /servers/detail: 503')
+        refresher = types.SimpleNamespace(
+            last_report=engine.compute(snapshot, engine.Options()),
+            last_snapshot=snapshot,
+            client=types.SimpleNamespace(get_all=refused, get=refused))
+        answers = defrag.DefragAnswers(
+            self.conf, self.store, refresher, clouds.default(self.conf),
+            engine.Options())
+        stop = threading.Event()
+
+        def answer():
+            while not stop.wait(0.01):
+                answers.answer()
+        thread = threading.Thread(target=answer, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join)
+        self.addCleanup(stop.set)
+        return answers
 
     def answer_whatifs(self):
         """Run the leading worker's answers to what-ifs until the end.

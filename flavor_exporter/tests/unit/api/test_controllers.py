@@ -96,9 +96,9 @@ class TestTheTreeServesTheTable(base.ApiTestCase):
             operation = route.operation.replace(routes.OF_CLOUD, '')
             seen.add(SAME_METHOD.get(operation, operation))
         named = set()
-        for module_name in ('checks', 'docs', 'flavors', 'gpus', 'health',
-                            'metrics', 'projects', 'root', 'status', 'v3',
-                            'whatif'):
+        for module_name in ('checks', 'defrag', 'docs', 'flavors', 'gpus',
+                            'health', 'metrics', 'projects', 'root',
+                            'status', 'v3', 'whatif'):
             module = __import__('flavor_exporter.api.controllers.%s'
                                 % module_name, fromlist=['x'])
             for _, kind in inspect.getmembers(module, inspect.isclass):

@@ -48,10 +48,14 @@ MEMBER = {'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u1',
 CHECK = {'servers': [{'flavor': 'gpu.a100', 'count': 1}]}
 #: A what-if of the sample cloud.
 WHATIF = {'drain': [{'hosts': ['cmp001']}]}
+#: A defrag request of a flavor nothing of is fragmented: no servers read.
+DEFRAG = {'flavor': 'gpu.a100'}
 
 
 def body_for(url):
-    """The body a POST to url sends: a what-if or a set check."""
+    """The body a POST to url sends: a what-if, defrag or set check."""
+    if url.endswith('/defrag'):
+        return DEFRAG
     return WHATIF if url.endswith('/whatif') else CHECK
 
 
@@ -118,6 +122,7 @@ class TestOpenApi(base.ApiTestCase):
         self.publish()
         self.answer_checks()
         self.answer_whatifs()
+        self.answer_defrags()
         for path, item in self.document['paths'].items():
             url = path.format(**SAMPLES)
             if 'post' in item:
@@ -209,8 +214,12 @@ class TestEveryStatus(base.ApiTestCase):
         url = path.format(**SAMPLES)
         answers = []
         if method == 'post':
-            answers = (self.whatif_answers(url) if url.endswith('/whatif')
-                       else self.check_answers(url))
+            if url.endswith('/defrag'):
+                answers = self.defrag_answers(url)
+            elif url.endswith('/whatif'):
+                answers = self.whatif_answers(url)
+            else:
+                answers = self.check_answers(url)
         call = self.caller(self.published, method)
         answers += [
             call(url), call(url + '?x=%ff'),
@@ -268,6 +277,32 @@ class TestEveryStatus(base.ApiTestCase):
         answers.append(refused.post_json(
             url, {'servers': [{'flavor': 'm1.large'}]}, expect_errors=True))
         self.flags(group='checks', wait=5, new_per_client=30)
+        return answers
+
+    def defrag_answers(self, url):
+        """What only a defrag request answers: its body, the worker's."""
+        self.flags(group='checks', wait=5)
+        self.published = webtest.TestApp(app.setup_app(self.conf,
+                                                       self.backend))
+        post = functools.partial(self.published.post_json, url,
+                                 expect_errors=True)
+        raw = functools.partial(self.published.post, url,
+                                expect_errors=True)
+        self.answer_defrags()
+        answers = [post({}), post({'flavor': 'nope'}),
+                   # The worker's listing of the servers fails: 502.
+                   post({'flavor': 'frag20'}),
+                   raw(b' ' * 70000, content_type='application/json'),
+                   raw(b'{}', content_type='text/plain')]
+        self.flags(group='checks', wait=0, new_per_client=1)
+        refused = webtest.TestApp(app.setup_app(self.conf, self.backend))
+        answers.append(refused.post_json(
+            url, {'flavor': 'gpu.a100', 'count': 2}, expect_errors=True))
+        self.flags(group='checks', enabled=False)
+        answers.append(webtest.TestApp(app.setup_app(
+            self.conf, self.backend)).post_json(url, DEFRAG,
+                                                expect_errors=True))
+        self.flags(group='checks', wait=5, new_per_client=30, enabled=True)
         return answers
 
     def whatif_answers(self, url):
