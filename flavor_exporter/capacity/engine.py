@@ -611,13 +611,15 @@ def _request_numbers(request, groups, options, zone_names, fit=None,
                     _numa_line(request, options, unknown, counted))
 
 
-def compute(snapshot, options, fits=None, numa_counts=None):
+def compute(snapshot, options, fits=None, numa_counts=None,
+            fragmented=True):
     """A Report for every flavor of snapshot that is not skipped.
 
     The same numbers as reference_compute, computed per host group and
     once per distinct request. fits: a vector_fit.Fits kept between
     refreshes, to reuse what did not change; None computes everything.
-    numa_counts: likewise, a numa_fit.Counts.
+    numa_counts: likewise, a numa_fit.Counts. fragmented: False leaves
+    out the fragmentation figures (a what-if answers without them).
     """
     snapshot = _capped(snapshot, options)
     if numa_counts is None:
@@ -680,10 +682,12 @@ def compute(snapshot, options, fits=None, numa_counts=None):
     report.gpus = gpus.figures(groups, distinct, options, _exclusion)
     _name_gpus(report)
     # Before _unrestricted: the zones' own figures, not the cloud's.
-    fragmentation.compute(report, zone_names, options, _request_key)
+    if fragmented:
+        fragmentation.compute(report, zone_names, options, _request_key)
     report.unrestricted_zones = unrestricted_zones(snapshot, options)
     _unrestricted(report)
-    fragmentation.gpu_figures(report)
+    if fragmented:
+        fragmentation.gpu_figures(report)
     return report
 
 
