@@ -123,6 +123,7 @@ class Fits:
     def __init__(self):
         # group fingerprint -> {request key: GroupFit}
         self._by_group = {}
+        self.groups = ()
         self._of = {}  # id(group) -> (last refresh's, this refresh's)
         self.reused = self.computed = 0
 
@@ -130,6 +131,8 @@ class Fits:
         """Begin a refresh over groups (host_groups.HostGroup)."""
         previous, self._by_group, self._of = self._by_group, {}, {}
         self.reused = self.computed = 0
+        #: The groups of the last refresh begun (what-ifs read them).
+        self.groups = groups
         for group in groups:
             key = group.fingerprint()
             self._of[id(group)] = (previous.get(key, {}),

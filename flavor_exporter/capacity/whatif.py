@@ -39,16 +39,96 @@ what the change does to Nova's view:
 import collections
 import dataclasses
 
+import numpy
+
 from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import numa_fit
 from flavor_exporter.capacity import set_check
+from flavor_exporter.capacity import vector_fit
 from flavor_exporter.common import whatif_request as wr
 
 #: The id prefix of a flavor the what-if adds.
 NEW_FLAVOR = 'whatif:'
 #: Memory and disk the compute node's record counts (SchedulerFigures).
 _RAM, _DISK, _VCPU = 'MEMORY_MB', 'DISK_GB', 'VCPU'
+
+
+class Borrowed(vector_fit.Fits):
+    """Group fits that reuse a refresh's (base) and never change them.
+
+    Most hosts of the changed copy are those of the cloud, with the same
+    free amounts: their fits are the last refresh's. A group whose
+    fingerprint the refresh knows takes its fits whole; a group whose
+    hosts all come from one group of the refresh, of the same shape and
+    with the same free amounts (a group some drained or removed hosts
+    left), takes their rows of it: a host's fit depends on its own free
+    amounts only. base is the refresher's vector_fit.Fits, which its own
+    thread replaces at each refresh: it is only read. Fits of one
+    what-if's copies are kept for its next (an evacuation counts twice).
+    """
+
+    def __init__(self, base=None):
+        super().__init__()
+        self._base = base
+        self._index = None  # host name -> (base group, row), made once
+        self._rows = {}  # id(group) -> (fits of the base group, rows)
+        self.borrowed = 0
+
+    def start(self, groups):
+        merged = dict(self._base._by_group) if self._base else {}
+        self._base_fits = dict(merged)
+        merged.update(self._by_group)
+        self._by_group = merged
+        if self._index is None:
+            self._index = {host.name: (group, row)
+                           for group in (self._base.groups if self._base
+                                         else ())
+                           for row, host in enumerate(group.hosts)}
+        self._rows = {}
+        super().start(groups)
+
+    def fit(self, request_key, request, group):
+        last, now = self._of[id(group)]
+        if request_key not in now and request_key not in last:
+            found = self._subset(request_key, group)
+            if found is not None:
+                self.borrowed += 1
+                now[request_key] = found
+                return found
+        return super().fit(request_key, request, group)
+
+    def _subset(self, request_key, group):
+        rows = self._rows.get(id(group))
+        if rows is None:
+            rows = self._rows[id(group)] = self._rows_of(group) or ()
+        if not rows:
+            return None
+        fits, picked = rows
+        whole = fits.get(request_key)
+        if whole is None:
+            return None
+        return vector_fit.GroupFit(
+            whole.total, whole.available[picked], whole.limits[picked],
+            whole.labels, whole.certain)
+
+    def _rows_of(self, group):
+        """(the base group's fits, group's rows in it), or None."""
+        base = picked = None
+        for host in group.hosts:
+            found = self._index.get(host.name)
+            if found is None or (base is not None and found[0] is not base):
+                return None
+            base = found[0]
+            picked = [found[1]] if picked is None else picked + [found[1]]
+        if base is None or base.shape != group.shape:
+            return None
+        picked = numpy.array(picked, dtype=numpy.int64)
+        if not (numpy.array_equal(base.free[0], group.free[0]) and
+                numpy.array_equal(base.free[picked + 1], group.free[1:])):
+            return None
+        fits = self._base_fits.get(base.fingerprint())
+        return (fits, picked) if fits else None
 
 
 class InvalidChange(ValueError):

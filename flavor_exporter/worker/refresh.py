@@ -233,6 +233,11 @@ class Refresher:
         return self._compute(fits, scope, hosts)[0]
 
     @property
+    def fits(self):
+        """The vector_fit.Fits of the last refresh (what-ifs read it)."""
+        return self._fits
+
+    @property
     def computed_snapshot(self):
         """The model.Snapshot the last compute() read (for what-ifs)."""
         return self._snapshot

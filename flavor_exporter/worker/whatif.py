@@ -75,9 +75,11 @@ class Whatif:
                 nova.SERVER_MICROVERSION, {'all_tenants': 1, 'host': host})
         return found
 
-    def compute(self, report, snapshot, whatif, client):
+    def compute(self, report, snapshot, whatif, client, fits=None):
         """The answer document of a WhatIf, the servers listed now.
 
+        fits: the vector_fit.Fits of the refresh that made report, whose
+        group fits are reused where the copy did not change them.
         checks.InvalidRequest for changes the cloud refuses.
         """
         try:
@@ -91,19 +93,21 @@ class Whatif:
                         'the drained hosts hold %d servers; a what-if '
                         'evacuates at most %d' % (count,
                                                   docs.MAX_EVACUATED))
-            return self.answer(report, snapshot, whatif, listed)
+            return self.answer(report, snapshot, whatif, listed, fits)
         except whatif_mod.InvalidChange as exc:
             raise checks.InvalidRequest(str(exc)) from None
 
-    def answer(self, report, snapshot, whatif, listed):
+    def answer(self, report, snapshot, whatif, listed, fits=None):
         """The answer document of a WhatIf; whatif_mod.InvalidChange.
 
-        listed: {evacuated host: [server dict]} (servers()).
+        listed: {evacuated host: [server dict]} (servers()); fits: as
+        compute's.
         """
         with self._lock:
-            return self._answer(report, snapshot, whatif, listed)
+            return self._answer(report, snapshot, whatif, listed,
+                                whatif_mod.Borrowed(fits))
 
-    def _answer(self, report, snapshot, whatif, listed):
+    def _answer(self, report, snapshot, whatif, listed, fits):
         applied = whatif_mod.apply(snapshot, whatif)
         evacuation = None
         notes = []
@@ -111,8 +115,9 @@ class Whatif:
         if applied.evacuated:
             servers, hidden = self._servers(report, applied, listed)
             changed.flavors.extend(hidden)
-            drained = engine.compute(changed, self._options,
-                                     numa_counts=self._numa)
+            drained = engine.compute(changed, self._options, fits,
+                                     numa_counts=self._numa,
+                                     fragmented=False)
             placed, hosts = whatif_mod.evacuate(
                 drained, self._options, self._settings, servers,
                 self._numa)
@@ -125,8 +130,8 @@ class Whatif:
             if stuck:
                 notes.append('hosts %s keep the servers no host takes'
                              % ', '.join(sorted(stuck)))
-        after = engine.compute(changed, self._options,
-                               numa_counts=self._numa)
+        after = engine.compute(changed, self._options, fits,
+                               numa_counts=self._numa, fragmented=False)
         hosts = {'drained': applied.drained, 'evacuated': applied.evacuated,
                  'added': applied.added, 'removed': applied.removed,
                  'changed': applied.changed}
@@ -220,5 +225,5 @@ class WhatifAnswers(checks.RequestAnswers):
             raise checks.InvalidRequest(str(exc)) from None
         document = self._whatif.compute(
             report, self._refresher.last_snapshot, whatif,
-            self._refresher.client)
+            self._refresher.client, self._refresher.fits)
         return {docs.WHATIF: document[docs.WHATIF]}

@@ -20,9 +20,11 @@ pin how each change reads and what it does to the copy.
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity import numa_fit
+from flavor_exporter.capacity import vector_fit
 from flavor_exporter.capacity import whatif
 from flavor_exporter.common import whatif_request as wr
 from flavor_exporter.publication import whatif as docs
+from flavor_exporter.tests import sample_cloud
 from flavor_exporter.tests.unit.capacity import test_set_check as sets
 from flavor_exporter.worker import checks
 from flavor_exporter.worker import whatif as worker
@@ -291,3 +293,48 @@ class TestOrderIsTheSelectors(sets.CheckTestCase):
         applied = whatif.apply(snapshot, wr.WhatIf(drain=(
             wr.Drain(wr.Selector(hosts=('h2', 'h1')), wr.EVACUATE),)))
         self.assertEqual(['h2', 'h1'], applied.evacuated)
+
+
+class TestBorrowedFits(sets.CheckTestCase):
+    """The refresh's group fits, reused: the same figures as computed."""
+
+    def figures(self, report):
+        return [(f.flavor.id, f.total, f.available, f.zones, f.limited_by,
+                 f.excluded, f.per_host.columns()) for f in report.flavors]
+
+    def test_a_drain_takes_rows_of_the_refresh(self):
+        snapshot = model.Snapshot('placement', sample_cloud.many_flavors(12),
+                                  sample_cloud.many_hosts(80))
+        options = engine.Options()
+        base = vector_fit.Fits()
+        engine.compute(snapshot, options, base)
+        # The hosts are of one shape: one group, which the drained,
+        # removed or changed hosts leave; added hosts join it (computed).
+        for body, reused in (
+                ({'drain': [{'hosts': ['cmp%03d' % i
+                                       for i in range(0, 80, 7)]}]}, True),
+                ({'remove': [{'availability_zone': 'az1'}]}, True),
+                ({'change': [{'hosts': ['cmp001'],
+                              'allocation_ratio': {'VCPU': 2}}]}, True),
+                ({'remove': [{'availability_zone': 'az1'}],
+                  'add': [{'like': 'cmp003', 'count': 3}]}, False)):
+            changed = whatif.apply(snapshot, parse(body)).snapshot
+            borrowed = whatif.Borrowed(base)
+            self.assertEqual(
+                self.figures(engine.compute(changed, options)),
+                self.figures(engine.compute(changed, options, borrowed)),
+                body)
+            self.assertEqual(reused, borrowed.borrowed > 0, body)
+
+    def test_rows_whose_usage_changed_are_computed(self):
+        snapshot = model.Snapshot('placement', sample_cloud.many_flavors(4),
+                                  sample_cloud.many_hosts(10))
+        options = engine.Options()
+        base = vector_fit.Fits()
+        engine.compute(snapshot, options, base)
+        changed = whatif.moved(snapshot, {}, {'cmp002'})
+        borrowed = whatif.Borrowed(base)
+        self.assertEqual(
+            self.figures(engine.compute(changed, options)),
+            self.figures(engine.compute(changed, options, borrowed)))
+        self.assertGreater(borrowed.computed, 0)
