@@ -19,5 +19,7 @@ import horizon
 class AdminCapacity(horizon.Panel):
     name = _("Capacity")
     slug = 'capacity'
-    # The Admin dashboard is only an admin's; the API decides the rest.
-    permissions = ('openstack.services.capacity',)
+    # Horizon enforces a panel's permissions on its URLs, not the Admin
+    # dashboard's policy rules: the admin role is required here, and the
+    # API decides the rest (a system reader's token is refused nothing).
+    permissions = ('openstack.services.capacity', 'openstack.roles.admin')

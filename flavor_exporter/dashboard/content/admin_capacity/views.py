@@ -36,6 +36,7 @@ def gpu_rows(document):
         rows.append(dict(
             gpu, zones=refreshing.zones(gpu.get('availability_zones')),
             stranded_by_list=sorted((gpu.get('stranded_by') or {}).items()),
+            free_usable=max(free - stranded, 0),
             used_pct=percent(gpu.get('used'), total),
             # Stranded devices are free devices no flavor can use now.
             free_pct=percent(max(free - stranded, 0), total),
