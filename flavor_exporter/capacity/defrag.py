@@ -63,6 +63,7 @@ from flavor_exporter.capacity import aggregate_filter
 from flavor_exporter.capacity import cloud_filters
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import fit
+from flavor_exporter.capacity import fragmentation
 from flavor_exporter.capacity import numa_fit
 from flavor_exporter.capacity import request as request_mod
 from flavor_exporter.capacity import tenancy
@@ -340,30 +341,27 @@ class _Search:
 
     def candidates(self, eligible):
         """The hosts to search, closest to one more first."""
-        needs = {}
-        for group in self.target.groups:
-            for rc, amount in group.resources.items():
-                if amount > 0:
-                    needs[rc] = needs.get(rc, 0) + amount
-        ranked = []
-        for position, now in eligible.items():
-            if not self.movable.get(position):
-                continue
-            frees = self.cloud.free(position)
-            free = collections.Counter()
-            for amounts in frees.values():
-                for rc, amount in amounts.items():
-                    free[rc] += max(0, amount)
-            missing = max([(amount * (now + 1) - free[rc]) / amount
-                           for rc, amount in needs.items()] or [0])
-            ranked.append((missing, self.hosts_by_position(position).name,
-                           position))
-        ranked.sort()
+        ranked = [position for position in rank(self.report, self.result,
+                                                eligible)
+                  if self.movable.get(position)
+                  and self._may_gain(position, eligible[position])]
         if len(ranked) > self.bounds.hosts:
             self.cut.append('%d of %d hosts with servers that may move '
                             'searched (the closest to one more)'
                             % (self.bounds.hosts, len(ranked)))
-        return [position for _, _, position in ranked[:self.bounds.hosts]]
+        return ranked[:self.bounds.hosts]
+
+    def _may_gain(self, position, now):
+        """Whether the host takes one more with all its movable gone."""
+        frees = {k: dict(v) for k, v in self.cloud.free(position).items()}
+        for server in self.movable[position]:
+            for uuid, amounts in server.allocations.items():
+                for rc, amount in amounts.items():
+                    if uuid in frees and rc in frees[uuid]:
+                        frees[uuid][rc] += amount
+            if fit.INSTANCES in frees:
+                frees[fit.INSTANCES][fit.INSTANCES] += 1
+        return self.cloud.count(self.target, position, frees) > now
 
     def hosts_by_position(self, position):
         return self.cloud.hosts[position]
@@ -524,6 +522,31 @@ class _Search:
                               self.cloud.hosts[source].node,
                               self.cloud.hosts[destination].node))
         return moves
+
+
+def rank(report, result, positions):
+    """positions (of report.hosts), closest to one more instance first.
+
+    By the share of one instance a host misses, over every demand of the
+    flavor (fragmentation.host_sources: its classes, PCI devices, GPU
+    aggregate pools, instance slots), after the instances it takes now.
+    """
+    ranked = []
+    for position in positions:
+        host = report.hosts[position]
+        frees = fit.free_amounts(host)
+        demands = fragmentation.host_sources(result.request, host,
+                                             set(frees))
+        free = {demand: sum(max(0, frees.get(where, {}).get(rc, 0))
+                            for where, rc in sources)
+                for demand, (_, sources) in demands.items()}
+        now = min([free[d] // need for d, (need, _) in demands.items()]
+                  or [0])
+        missing = max([(need * (now + 1) - free[d]) / need
+                       for d, (need, _) in demands.items()] or [0])
+        ranked.append((missing, host.name, position))
+    ranked.sort()
+    return [position for _, _, position in ranked]
 
 
 def _knapsack(costs, wanted):

@@ -255,30 +255,51 @@ def _request_figures(request, key, per_host, pools, zone_names, options):
 
 
 def _fragments(counted, pools, zones_lost):
-    """The FRAGMENT_HOSTS hosts closest to one more instance."""
-    best = []
-    for group, found, columns in counted:
+    """The FRAGMENT_HOSTS hosts closest to one more instance.
+
+    Vectors over each group's hosts; only the chosen hosts are made
+    into Fragments (10,000 hosts x 1,000 flavors are too many tuples).
+    """
+    scores, positions, where = [], [], []
+    for index, (group, found, columns) in enumerate(counted):
         in_zone = zones_lost[group.zone_codes]
         if not in_zone.any():
             continue
-        left = {}
         closeness = None
         for demand, (need, cols) in columns.items():
-            left[demand] = pools.per_host(group, cols) - found * need
-            share = left[demand] / need
+            share = (pools.per_host(group, cols) - found * need) / need
             closeness = share if closeness is None else numpy.minimum(
                 closeness, share)
         closeness = numpy.where(in_zone, closeness, 0)
-        for i in numpy.flatnonzero(closeness > 0):
-            best.append((-float(closeness[i]), int(group.positions[i]),
-                         group, int(i), left))
-        best.sort(key=lambda item: item[:2])
-        del best[FRAGMENT_HOSTS:]
-    return [Fragment(position, group.hosts[i].name,
-                     group.hosts[i].availability_zone,
-                     {d: int(v[i]) for d, v in sorted(left.items())},
-                     round(-minus, 3))
-            for minus, position, group, i, left in best]
+        scores.append(closeness)
+        positions.append(group.positions)
+        where.append(numpy.stack([numpy.full(len(group), index),
+                                  numpy.arange(len(group))]))
+    if not scores:
+        return []
+    scores = numpy.concatenate(scores)
+    positions = numpy.concatenate(positions)
+    where = numpy.concatenate(where, axis=1)
+    keep = numpy.flatnonzero(scores > 0)
+    if len(keep) > FRAGMENT_HOSTS:
+        # The largest closeness, ties by position: as sorting them all.
+        cut = numpy.partition(scores[keep], -FRAGMENT_HOSTS)[
+            -FRAGMENT_HOSTS]
+        keep = keep[scores[keep] >= cut]
+    chosen = sorted(keep.tolist(),
+                    key=lambda i: (-scores[i], positions[i]))[:FRAGMENT_HOSTS]
+    found = []
+    for i in chosen:
+        group, available, columns = counted[int(where[0, i])]
+        at = int(where[1, i])
+        host = group.hosts[at]
+        leftover = {demand: int(pools.per_host(group, cols)[at]
+                                - available[at] * need)
+                    for demand, (need, cols) in sorted(columns.items())}
+        found.append(Fragment(int(positions[i]), host.name,
+                              host.availability_zone, leftover,
+                              round(float(scores[i]), 3)))
+    return found
 
 
 def reference(result, hosts, options, host_metadata):

@@ -23,8 +23,10 @@ from osc_lib.command import command
 from flavor_exporter.common import phrases
 from flavor_exporter.osc import plugin
 
-LIST_COLUMNS = ('ID', 'Name', 'GPU', 'Total', 'Available', 'Limited By')
-LIST_FIELDS = ('id', 'name', 'gpu', 'total', 'available', 'limited_by')
+LIST_COLUMNS = ('ID', 'Name', 'GPU', 'Total', 'Available', 'Fragmented',
+                'Limited By')
+LIST_FIELDS = ('id', 'name', 'gpu', 'total', 'available', 'fragmented',
+               'limited_by')
 # Within 120 columns for flavor UUIDs and names up to 20 characters;
 # --long adds the rest, as openstack server list --long does.
 PROJECT_COLUMNS = ('ID', 'Name', 'GPU', 'Startable', 'Available',
@@ -104,7 +106,9 @@ class ListFlavor(command.Lister):
             cloud=parsed_args.cloud)
         rows = []
         for flavor in gpu_first(document['flavors']):
-            row = dict(flavor, gpu=gpu_text(flavor['gpu']))
+            # A service before fragmentation publishes none: empty.
+            row = dict(flavor, gpu=gpu_text(flavor['gpu']),
+                       fragmented=flavor.get('fragmented'))
             rows.append(tuple(row[field] for field in LIST_FIELDS))
         return LIST_COLUMNS, rows
 
@@ -154,6 +158,7 @@ class ShowFlavor(command.ShowOne):
             'gpu': gpu_text(flavor['gpu']),
             'total': flavor['total'],
             'available': flavor['available'],
+            'fragmented': flavor.get('fragmented'),
             'availability_zones': zones_text(flavor['availability_zones']),
             'limited_by': flavor['limited_by'],
             'hosts': len(flavor.get('hosts') or ()),

@@ -23,7 +23,7 @@ from osc_lib.command import command
 from flavor_exporter.common import phrases
 from flavor_exporter.osc import flavor as flavor_cmd
 
-LIST_COLUMNS = ('Type', 'Total', 'Used', 'Free', 'Stranded',
+LIST_COLUMNS = ('Type', 'Total', 'Used', 'Free', 'Stranded', 'Fragmented',
                 'Zones (%s)' % phrases.GPU_ZONE_CELL.title())
 
 
@@ -51,7 +51,8 @@ class ListGpu(command.Lister):
             cloud=parsed_args.cloud)
         return LIST_COLUMNS, [
             (gpu['type'], gpu['total'], gpu['used'], gpu['free'],
-             gpu['stranded'], zones_text(gpu['availability_zones']))
+             gpu['stranded'], gpu.get('fragmented'),
+             zones_text(gpu['availability_zones']))
             for gpu in sorted(document['gpus'],
                               key=lambda gpu: gpu['type'].casefold())]
 
@@ -80,6 +81,7 @@ class ShowGpu(command.ShowOne):
             'used': gpu['used'],
             'free': gpu['free'],
             'stranded': gpu['stranded'],
+            'fragmented': gpu.get('fragmented'),
             'stranded_by': stranded_text(gpu['stranded_by']),
             'availability_zones': '%s (%s)' % (
                 zones_text(gpu['availability_zones']),

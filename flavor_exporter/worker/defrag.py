@@ -65,36 +65,21 @@ def _pinned(server):
 
 
 def hosts_to_read(report, result, most):
-    """The names of the flavor's hosts worth reading, closest first."""
+    """The names of the flavor's hosts worth reading, closest first.
+
+    Hosts the flavor counts on that hold servers (unless their count is
+    unknown), ranked as the search ranks them (defrag.rank).
+    """
     per_host = result.per_host
     if hasattr(per_host, 'columns'):
-        positions, _, _, _, _ = per_host.columns()
+        positions = per_host.columns()[0]
     else:
         index = {h.name: i for i, h in enumerate(report.hosts)}
         positions = [index[h.host] for h in per_host]
-    needs = {}
-    for group in result.request.groups:
-        for rc, amount in group.resources.items():
-            if amount > 0:
-                needs[rc] = needs.get(rc, 0) + amount
-    ranked = []
-    for position in positions:
-        host = report.hosts[position]
-        if not host.num_instances and host.figures is not None:
-            continue  # no server to move
-        free = {}
-        for provider in host.providers:
-            for rc, inventory in provider.inventories.items():
-                free[rc] = free.get(rc, 0) + max(
-                    0, inventory.capacity - provider.usages.get(rc, 0))
-        now = min([free.get(rc, 0) // amount
-                   for rc, amount in needs.items()] or [0])
-        # The share of one more instance the host misses.
-        missing = max([(amount * (now + 1) - free.get(rc, 0)) / amount
-                       for rc, amount in needs.items()] or [0])
-        ranked.append((missing, host.name))
-    ranked.sort()
-    return [name for _, name in ranked[:most]]
+    positions = [p for p in positions if report.hosts[p].num_instances
+                 or report.hosts[p].figures is None]
+    return [report.hosts[p].name
+            for p in defrag.rank(report, result, positions)[:most]]
 
 
 class Defrag:

@@ -408,6 +408,15 @@ class TestCapsAndZonesOracle(OracleTests, base.TestCase):
         self.assertEqual([], self.zone_mismatches(self.reports()))
 
 
+class TestDefragOracle(OracleTests, base.TestCase):
+    """defrag.yaml: four hosts with 4 of 16 vCPUs free; frag.big fits none.
+
+    test_defrag makes the plan that starts two with Nova.
+    """
+
+    scenario = 'defrag'
+
+
 class TestEveryScenarioHasAnOracle(base.BaseTestCase):
 
     def test_every_scenario_file(self):

@@ -41,6 +41,7 @@ from flavor_exporter.common import clouds
 from flavor_exporter.common import phrases
 from flavor_exporter.osc import check as osc_check
 from flavor_exporter.osc import cloud as osc_cloud
+from flavor_exporter.osc import defrag as osc_defrag
 from flavor_exporter.osc import flavor as osc_flavor
 from flavor_exporter.osc import gpu as osc_gpu
 from flavor_exporter.osc import plugin
@@ -68,6 +69,7 @@ class TestEntryPoints(base.base.BaseTestCase):
                                   % plugin.DEFAULT_API_VERSION)}
         self.assertEqual({'capacity_check': osc_check.CheckSet,
                           'capacity_cloud_list': osc_cloud.ListCloud,
+                          'capacity_defrag': osc_defrag.Defrag,
                           'capacity_flavor_list': osc_flavor.ListFlavor,
                           'capacity_flavor_show': osc_flavor.ShowFlavor,
                           'capacity_gpu_list': osc_gpu.ListGpu,
@@ -142,9 +144,10 @@ class TestCommands(CommandTestCase):
                          [f['Name'] for f in listed[:2]])
         self.assertEqual(
             [(f['id'], f['name'], f['total'], f['available'],
-              f['limited_by']) for f in osc_flavor.gpu_first(served)],
+              f['fragmented'], f['limited_by'])
+             for f in osc_flavor.gpu_first(served)],
             [(f['ID'], f['Name'], f['Total'], f['Available'],
-              f['Limited By']) for f in listed])
+              f['Fragmented'], f['Limited By']) for f in listed])
         gpus = {f['ID']: f['GPU'] for f in listed}
         self.assertEqual('a100 x1', gpus['g1'])
         self.assertEqual('', gpus['1'])
@@ -189,7 +192,7 @@ class TestCommands(CommandTestCase):
         csv = self.openstack('capacity', 'flavor', 'list', '-f',
                              'csv').stdout.splitlines()
         self.assertEqual('"ID","Name","GPU","Total","Available",'
-                         '"Limited By"', csv[0])
+                         '"Fragmented","Limited By"', csv[0])
         shown = self.openstack('capacity', 'flavor', 'show', 'gpu.a100',
                                '-f', 'yaml').stdout
         self.assertIn("availability_zones: az1 2/4, az2 0/0 "
@@ -226,9 +229,9 @@ class TestCommands(CommandTestCase):
                                            'json').stdout)
         self.assertEqual(
             sorted((g['type'], g['total'], g['used'], g['free'],
-                    g['stranded']) for g in served),
-            [(g['Type'], g['Total'], g['Used'], g['Free'], g['Stranded'])
-             for g in listed])
+                    g['stranded'], g['fragmented']) for g in served),
+            [(g['Type'], g['Total'], g['Used'], g['Free'], g['Stranded'],
+              g['Fragmented']) for g in listed])
         first = served[0]
         shown = json.loads(self.openstack('capacity', 'gpu', 'show',
                                           first['type'], '-f',
@@ -557,3 +560,37 @@ class TestWhatif(CommandTestCase):
         done = self.openstack('capacity', 'whatif', '--drain', 'nope',
                               status=1)
         self.assertIn('no compute host nope', done.stderr)
+
+
+class TestDefrag(CommandTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.flags(group='checks', wait=5)
+        self.publish()
+        self.answer_defrags()
+        self.serve()
+
+    def test_no_plan_exits_1_and_says_why(self):
+        # Nothing of gpu.a100 is fragmented: no server is read.
+        done = self.openstack('capacity', 'defrag', 'gpu.a100', '--count',
+                              '2', '-f', 'json', status=1)
+        self.assertEqual([], json.loads(done.stdout))
+        self.assertIn('No plan frees 2 more gpu.a100: the free resources '
+                      'pooled per availability zone hold 0 more',
+                      done.stderr)
+        # frag20 is fragmented (3 pooled in az1, 2 fit): the worker reads
+        # the servers, and this Nova refuses: the API's 502.
+        done = self.openstack('capacity', 'defrag', 'frag20', status=1)
+        self.assertIn('The defrag plan could not be computed', done.stderr)
+
+    def test_summary_of_a_plan(self):
+        answer = {'flavor': {'name': 'big'}, 'found': True, 'count': 1,
+                  'moves': [{}], 'gained': 1, 'available': 0,
+                  'fragmented': 1, 'proven_minimal': True,
+                  'lower_bound': 1, 'search': {'cut': []},
+                  'never_moved': {'locked': 2}}
+        self.assertEqual(
+            ['1 live migration(s) let 1 more big start (0 available now, '
+             '1 fragmented)', 'Proven minimal: every plan needs at least 1',
+             'Never moved: 2 (locked)'], osc_defrag.summary(answer))
