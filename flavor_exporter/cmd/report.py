@@ -420,7 +420,7 @@ def format_whatif(document):
                   whatif_text.flavor_rows(answer))
     if answer['results']['gpus']:
         text += '\n' + _table(list(whatif_text.GPU_COLUMNS),
-                              [False, True, True, True, True],
+                              [False, True, True, True, True, True],
                               whatif_text.gpu_rows(answer))
     return text + ''.join(line + '\n'
                           for line in whatif_text.summary_lines(answer))

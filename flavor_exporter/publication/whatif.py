@@ -366,12 +366,16 @@ def flavor_item(before, after):
 
 def _devices(devices):
     return {'total': devices.total, 'used': devices.used,
-            'free': devices.free}
+            'free': devices.free, 'stranded': devices.stranded}
 
 
 def gpu_item(name, before, after):
-    """One GPU type's devices before and after (gpus.GpuType or None)."""
-    zero = {'total': 0, 'used': 0, 'free': 0}
+    """One GPU type's devices before and after (gpus.GpuType or None).
+
+    A drained host's devices still exist: they count in total, and its
+    free ones as stranded (free where no flavor can start).
+    """
+    zero = {'total': 0, 'used': 0, 'free': 0, 'stranded': 0}
     b = _devices(before.devices) if before else zero
     a = _devices(after.devices) if after else zero
     return {pub.TYPE: name, 'before': b, 'after': a,

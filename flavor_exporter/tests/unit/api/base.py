@@ -22,6 +22,7 @@ import webtest
 from flavor_exporter.api import app
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
+from flavor_exporter.capacity import vector_fit
 from flavor_exporter.common import clouds
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
@@ -211,9 +212,10 @@ class ApiTestCase(base.TestCase):
 
         def refused(*args, **kwargs):
             raise openstack.CloudError('compute GET /servers/detail: 503')
+        fits = vector_fit.Fits()
         refresher = types.SimpleNamespace(
-            last_report=engine.compute(snapshot, engine.Options()),
-            last_snapshot=snapshot,
+            last_report=engine.compute(snapshot, engine.Options(), fits),
+            last_snapshot=snapshot, fits=fits,
             client=types.SimpleNamespace(get_all=refused))
         answers = whatif.WhatifAnswers(
             self.conf, self.store, refresher, clouds.default(self.conf),
