@@ -30,7 +30,7 @@ import sys
 
 BENCHMARKS = ('engine', 'publish', 'api', 'inprocess', 'collect', 'worker',
               'memcached_loss', 'projects', 'notifications', 'checks',
-              'request_log', 'whatif')
+              'request_log', 'whatif', 'defrag')
 # Run only when named: minutes long, and Nova must be installed.
 ON_REQUEST = ('realcloud', 'freshness')
 FUNCTIONAL_PYTHON = os.path.join('.tox', 'functional', 'bin', 'python')
