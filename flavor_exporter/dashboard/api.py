@@ -22,6 +22,7 @@ capacity service is down, busy (429), stale (503) or refuses (403).
 """
 
 import datetime
+import re
 
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
@@ -35,6 +36,7 @@ from flavor_exporter.osc import client as osc_client
 from flavor_exporter.osc import plugin
 
 SERVICE_TYPE = plugin.SERVICE_TYPE
+_STATUS_SUFFIX = re.compile(r' \(HTTP \d{3}\)')
 
 
 class CapacityError(Exception):
@@ -71,6 +73,8 @@ def _message(exc):
     text = str(getattr(exc, 'details', None)
                or getattr(exc, 'message', None) or exc).strip()
     text = text.splitlines()[0] if text else ''
+    # keystoneauth appends the status, which the message says already.
+    text = _STATUS_SUFFIX.sub('', text)
     if status == 503:
         retry = getattr(exc, 'retry_after', None)
         return CapacityError(

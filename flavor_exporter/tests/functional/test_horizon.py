@@ -35,6 +35,7 @@ import subprocess
 import time
 
 import fixtures
+import requests
 from selenium.common import exceptions as sel_exc
 from selenium import webdriver
 from selenium.webdriver.chrome import service as chrome_service
@@ -42,6 +43,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select
 from selenium.webdriver.support.ui import WebDriverWait
+import testtools
 
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
@@ -207,7 +209,6 @@ class TestHorizonPlugin(base.TestCase):
     @classmethod
     def api(cls, path, who, method='GET', body=None):
         """The API's JSON answer with who's token (None unless 200)."""
-        import requests
         response = requests.request(
             method, cls.api_url + path, json=body, timeout=ka.TIMEOUT,
             headers={'X-Auth-Token': cls.tokens[who]})
@@ -233,7 +234,6 @@ class TestHorizonPlugin(base.TestCase):
         self.addOnException(self._attach_logs)
 
     def _attach_logs(self, exc_info):
-        import testtools
         for name in ('horizon.log', 'api.log', 'worker.log'):
             path = os.path.join(self.workdir, name)
             if os.path.exists(path):
@@ -314,7 +314,7 @@ class TestHorizonPlugin(base.TestCase):
         return [element.get_attribute('textContent').strip()
                 for element in found]
 
-    # -- Project > Compute > Capacity ----------------------------------------
+    # -- Project > Compute > Capacity ---------------------------------------
 
     def project_document(self):
         return self.api('/v3/projects/%s/flavors/' % self.member_project,
@@ -491,7 +491,7 @@ class TestHorizonPlugin(base.TestCase):
         self.assertTrue(self.rows('capacity-project-flavors', 'flavor'))
         self.screenshot('project-capacity-stale')
 
-    # -- Admin > Compute > Capacity --------------------------------------------
+    # -- Admin > Compute > Capacity -----------------------------------------
 
     def test_admin_sees_every_flavor_gpu_demand_and_worker(self):
         self.login('admin', 'admin/capacity/')
