@@ -136,21 +136,21 @@ class TestPlans(base.BaseTestCase):
         self.assertIn('pooled per availability zone hold 0', found.reason)
 
     def test_anti_affinity_is_kept(self):
-        # The 4s of a are in an anti-affinity group with b's: b would
-        # take one, but the filter refuses it; c takes it.
+        # b is the only host with room for a 4 of a; without a group it
+        # takes one and a fits a big.
+        found, _ = plan({'a': [4, 4, 4], 'b': [4]})
+        self.assertEqual([(4, 'a', 'b')], moved(found))
+
+        # a's 4s and b's are in an anti-affinity group: the filter
+        # refuses b, and no other host has room.
         def grouped(servers):
-            members = frozenset(s.id for s in servers if s.host in 'ab')
+            members = frozenset(s.id for s in servers)
             group = defrag.Group('grp', 'anti-affinity', members)
             return [defrag.Server(s.id, s.name, s.host, s.flavor,
-                                  s.allocations,
-                                  group if s.id in members else None)
-                    for s in servers]
-        found, _ = plan({'a': [4, 4, 4], 'b': [4], 'c': [12]},
-                        servers=grouped)
-        # a gains (it needs one move); b has room for 8 already.
-        self.assertTrue(found.found, found.reason)
-        for _, source, destination in moved(found):
-            self.assertNotEqual('b', destination)
+                                  s.allocations, group) for s in servers]
+        found, _ = plan({'a': [4, 4, 4], 'b': [4]}, servers=grouped)
+        self.assertFalse(found.found)
+        self.assertIn('find no destination', found.reason)
 
     def test_affinity_groups_stay(self):
         def grouped(servers):
@@ -165,10 +165,8 @@ class TestPlans(base.BaseTestCase):
         self.assertEqual({defrag.AFFINITY: 3}, found.pinned)
 
     def test_no_destination_with_room(self):
-        # The 4s of a and b: pooled 1, but moving one fills the other
-        # host, which is then... no: b takes it, a gains. Make every
-        # other host too full for any server of a: a misses 4 and only
-        # 6-VCPU servers may move, which nobody takes.
+        # a (two 6s) and b (a 12, locked) have 4 free each: pooled 1.
+        # a would fit one with a 6 gone, but b has no room for a 6.
         def pinned(servers):
             return [s if s.host != 'b' or s.flavor.vcpus != 12 else
                     defrag.Server(s.id, s.name, s.host, s.flavor,
