@@ -30,12 +30,14 @@ from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base
 from flavor_exporter.worker import answer_managers
 from flavor_exporter.worker import checks
+from flavor_exporter.worker import defrag
 from flavor_exporter.worker import leadership
 from flavor_exporter.worker import manager
 from flavor_exporter.worker import periodic
 from flavor_exporter.worker import projects
 from flavor_exporter.worker import refresh
 from flavor_exporter.worker import service
+from flavor_exporter.worker import whatif
 
 # Seconds a test waits for what must happen; what happens takes a
 # fraction of a second.
@@ -120,6 +122,8 @@ class ServiceTestCase(base.TestCase):
         self.patch(refresh, 'Refresher', self._refresher)
         self.patch(projects, 'ProjectAnswers', self._answers('projects'))
         self.patch(checks, 'CheckAnswers', self._answers('checks'))
+        self.patch(whatif, 'WhatifAnswers', self._answers('whatif'))
+        self.patch(defrag, 'DefragAnswers', self._answers('defrag'))
         # What hangs waits for this (at most WAIT seconds).
         self.release = threading.Event()
 
@@ -158,9 +162,15 @@ class TestTimers(ServiceTestCase):
         svc = self.start(service.WorkerService(self.conf, None))
         self.assertEqual(
             [manager.RefreshManager, answer_managers.ProjectManager,
-             answer_managers.CheckManager],
+             answer_managers.CheckManager, answer_managers.RequestManager,
+             answer_managers.RequestManager],
             [type(each) for each in svc.managers])
-        self.assertEqual(3, len(svc.tg.timers))
+        self.assertEqual(5, len(svc.tg.timers))
+        # What-ifs, then defrag plans.
+        self.assertEqual(
+            [self.answers[svc.cloud.name, 'whatif'],
+             self.answers[svc.cloud.name, 'defrag']],
+            [each.answers for each in svc.managers[3:]])
 
     def test_no_check_manager_without_checks(self):
         self.flags(group='checks', enabled=False)
@@ -190,14 +200,20 @@ class TestTimers(ServiceTestCase):
 
     def test_a_slow_set_check_holds_no_refresh(self):
         svc = self._held('checks')
-        other = self.answers[svc.cloud.name, 'projects']
+        for family in ('projects', 'whatif'):
+            other = self.answers[svc.cloud.name, family]
+            self.assertTrue(other.answers.reach(other.answers.count + 2))
+
+    def test_a_slow_whatif_holds_no_set_check(self):
+        svc = self._held('whatif')
+        other = self.answers[svc.cloud.name, 'checks']
         self.assertTrue(other.answers.reach(other.answers.count + 2))
 
     def test_a_hanging_refresh_holds_no_answer(self):
         svc = self.start(service.WorkerService(self.conf, None))
         self.refreshers[svc.cloud.name].hang = self.release
         self.assertTrue(self.refreshers[svc.cloud.name].refreshes.reach(1))
-        for family in ('projects', 'checks'):
+        for family in ('projects', 'checks', 'whatif'):
             answers = self.answers[svc.cloud.name, family]
             self.assertTrue(answers.answers.reach(answers.answers.count + 2))
 
@@ -256,7 +272,7 @@ class TestFollowers(ServiceTestCase):
         self.publishers[svc.cloud.name].refresh_requests.ask(None, 60)
         self.assertTrue(checked.reach(2))  # [coordination] check_interval
         self.assertEqual(0, self.refreshers[svc.cloud.name].refreshes.count)
-        for family in ('projects', 'checks'):
+        for family in ('projects', 'checks', 'whatif'):
             self.assertEqual(
                 0, self.answers[svc.cloud.name, family].answers.count)
         self.assertIsNotNone(
