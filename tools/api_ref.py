@@ -49,8 +49,10 @@ SECTIONS = [
      'use, and its quota headroom.',
      ['listProjectFlavors', 'getProjectFlavor']),
     ('Set checks', 'Whether a set of servers starts together, placed as '
-     'Nova would place them, server by server; what the capacity would be '
-     'if the cloud changed.', ['createCheck', 'createWhatif']),
+     'Nova would place them, server by server.', ['createCheck']),
+    ('Planning', 'What the capacity would be if the cloud changed, and '
+     'which live migrations would make room for a flavor.',
+     ['createWhatif', 'createDefrag']),
     ('Status', "The worker's last refresh and the problems it met.",
      ['getStatus']),
     ('Clouds', 'The clouds of a deployment ([DEFAULT] clouds), and every '
