@@ -23,6 +23,7 @@ which compute host, service state, flavors, host aggregates and GPU
 aggregates.
 """
 
+import concurrent.futures
 import dataclasses
 import threading
 import time
@@ -100,8 +101,24 @@ class PlacementSource(source.Source):
             return self._collect(client, scope, hosts)
 
     def _collect(self, client, scope, touched):
-        problems = []
+        # The usage query depends on nothing read here: asked at once, so
+        # that Placement answers it (its largest answer) while this
+        # process reads the listings.
         calls_before = client.call_count
+        with concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix='usage-query') as pool:
+            usages = pool.submit(
+                placement_providers.read_summaries, client,
+                placement_providers.probe_class_of(self._last_reading),
+                self._notices)
+            # Leaving the block waits for it: no call is left running
+            # behind a failed collect.
+            return self._collect_with(client, scope, touched, usages.result,
+                                      calls_before)
+
+    def _collect_with(self, client, scope, touched, usage_summaries,
+                      calls_before):
+        problems = []
         summaries, broken = placement_providers.list_providers(client)
         # The instance caps (running_vms) and the set checks (what the
         # scheduler weighs) need the compute nodes' own figures.
@@ -152,7 +169,7 @@ class PlacementSource(source.Source):
         reading = placement_providers.read_providers(
             client, wanted, self._last_reading, self._notices,
             keep_usages=self._usages_kept(scope, touched, nodes, summaries),
-            store=self._store)
+            store=self._store, summaries=usage_summaries)
 
         for uuid, (node, service_host, hypervisor) in sorted(
                 nodes.items(), key=lambda item: item[1][:2]):
