@@ -25,9 +25,12 @@ into a real memcached) of one worker process, three times:
   Refresher of its own, new clients), with what the first wrote of the
   providers in the shared memcached (provider_store).
 
-Each with its wall and CPU seconds, where the CPU went (collect,
-compute, render, publish), the API calls and the peak RSS of this process
-(which does nothing else).
+Each with its wall seconds (to the end of the refresh, and until its
+generation was published: the providers are written to the shared cache
+after that), its CPU seconds and where they went (collect, compute,
+render, publish, share), the API calls, the providers read from
+Placement and taken from the shared cache, and the peak RSS of this
+process (which does nothing else).
 
     python -m tools.bench.worker [--hosts 10000] [--flavors 1000]
 """
@@ -65,6 +68,8 @@ class Phases:
             finally:
                 self.seconds[phase] = self.seconds.get(phase, 0) + (
                     time.process_time() - started)
+                if phase == 'publish':
+                    self.published = time.perf_counter()
         setattr(owner, name, timed)
 
 
@@ -76,6 +81,9 @@ def _refresh(refresher, client, phases, fake):
     if not refresher.refresh():
         raise RuntimeError('refresh failed: %s' % refresher.last_error)
     return {'seconds': round(time.perf_counter() - started, 2),
+            # Until the new generation was published (the providers are
+            # shared after that).
+            'published_seconds': round(phases.published - started, 2),
             'cpu_seconds': round(time.process_time() - cpu, 2),
             'phases_cpu_seconds': {k: round(v, 2)
                                    for k, v in phases.seconds.items()},
@@ -102,6 +110,7 @@ def worker(conf, memcached, phases):
         provider_store.ProviderStore(publisher.backend, 'bench')))
     phases.wrap(source, 'collect', 'collect')
     phases.wrap(publisher, 'publish', 'publish')
+    phases.wrap(source, 'share', 'share')
     return refresh.Refresher(conf, publisher=publisher, client=client,
                              source=source), client
 
@@ -154,10 +163,11 @@ def main(argv=None):
           'flavors, load average %(load_average).1f:' % found)
     for name in ('cold', 'warm', 'warm_after_churn', 'failover'):
         row = found[name]
-        print('  %-17s %7.2fs (CPU %6.2fs: %s) %6d calls (%s providers '
-              'read, %s from the shared cache), fake cloud CPU %.2fs, peak '
-              'RSS %6.1f MB'
-              % (name, row['seconds'], row['cpu_seconds'],
+        print('  %-17s %7.2fs (published after %.2fs; CPU %6.2fs: %s) %6d '
+              'calls (%s providers read, %s from the shared cache), fake '
+              'cloud CPU %.2fs, peak RSS %6.1f MB'
+              % (name, row['seconds'], row['published_seconds'],
+                 row['cpu_seconds'],
                  ', '.join('%s %.2f' % item for item
                            in row['phases_cpu_seconds'].items()),
                  row['api_calls'], row['providers_read'],
