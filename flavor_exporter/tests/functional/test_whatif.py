@@ -26,11 +26,13 @@ it changes it.
 import json
 import os
 import time
+import urllib.request
 import uuid
 
 from openstack import exceptions as sdk_exc
 
 from flavor_exporter.tests.functional import test_set_checks
+from testcloud import loopback
 from testcloud import oracle
 
 # The test cloud's Nova computes answer os-migrateLive with a driver
@@ -185,3 +187,21 @@ class TestWhatifOnTheCloud(WhatifTestCase):
         # A removed host is one Nova no longer schedules to.
         oracle.disable_compute(self.admin, 'big-1')
         self.assert_booted(self.after(answer))
+
+    def test_the_api_answers_as_the_report(self):
+        # The leading worker answers through memcached, as set checks.
+        body = {'drain': [{'hosts': ['cpu-1'], 'servers': 'evacuate'}],
+                'add': [{'like': 'gpu-1', 'count': 2}]}
+        reported = self.whatif(body)
+        self.start('flavor-exporter-worker', self.config)
+        self.start('flavor-exporter-api', self.config)
+        loopback.wait_for_port(self.port, timeout=60)
+        self.wait_for('/v3/flavors/', timeout=120)
+        request = urllib.request.Request(
+            'http://127.0.0.1:%d/v3/whatif' % self.port,
+            json.dumps(body).encode(), {'Content-Type': 'application/json'})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            served = json.load(response)['whatif']
+        # The same answer, but for when each read the cloud.
+        del reported['timestamp'], served['timestamp']
+        self.assertEqual(reported, served)
