@@ -464,6 +464,11 @@ def main(argv):
         elif conf.project_id is not None:
             project = projects.compute(conf, report, client,
                                        conf.project_id, options.tenancy)
+    except checks.InvalidRequest as exc:
+        # A host, aggregate or flavor of the what-if the cloud lacks: the
+        # file is wrong, as the API's 400 says.
+        sys.stderr.write('%s: --whatif %s: %s\n' % (PROG, conf.whatif, exc))
+        return 2
     except Exception as exc:
         LOG.debug('The report could not be computed', exc_info=True)
         sys.stderr.write('%s: %s%s\n' % (

@@ -297,6 +297,29 @@ class TestChosenCloud(test_start.StartTestCase):
         stderr.seek(0)
         self.assertIn('--check ', stderr.read())
 
+    def test_whatif_table(self):
+        body = {'drain': [{'hosts': ['cmp001']}],
+                'add': [{'like': 'cmp000', 'names': ['cmp009']}]}
+        _group, lines = self.report('', '--whatif', self.check_file(body))
+        self.assertEqual(['flavor', 'gpu', 'available', 'after', 'change',
+                          'total', 'total', 'after', 'limited', 'by', 'after'],
+                         lines[0].split())
+        # m1.large: 7 free, cmp001's 4 gone, an empty cmp000 brings 4.
+        large = [line for line in lines if line.startswith('m1.large')]
+        self.assertEqual(['m1.large', '-', '7', '7', '0', '8', '8'],
+                         large[0].split()[:7])
+        self.assertIn('hosts: drained 1, added 1', lines)
+
+    def test_whatif_refused(self):
+        stderr = self.useFixture(fixtures.StringStream('stderr')).stream
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', stderr))
+        # A host the cloud lacks: the file is wrong (the API's 400).
+        self.assertEqual(2, report.main([
+            '--config-file', self.config_file(''), '--whatif',
+            self.check_file({'drain': [{'hosts': ['nope']}]})]))
+        stderr.seek(0)
+        self.assertIn('no compute host nope', stderr.read())
+
     def test_project_and_gpus_refused(self):
         path = self.config_file('')
         self.assertEqual(2, report.main(['--config-file', path,
