@@ -22,7 +22,7 @@ from flavor_exporter._i18n import _
 #: The columns of the flavor table.
 FLAVOR_COLUMNS = ('flavor', 'gpu', 'available', 'after', 'change', 'total',
                   'total after', 'limited by after')
-GPU_COLUMNS = ('gpu type', 'free', 'free after', 'total', 'total after',
+GPU_COLUMNS = ('gpu type', 'usable', 'usable after', 'total', 'total after',
                'stranded after')
 
 
@@ -49,8 +49,8 @@ def flavor_rows(answer, changed_only=False):
 
 
 def gpu_rows(answer):
-    return [[item['type'], str(item['before']['free']),
-             str(item['after']['free']), str(item['before']['total']),
+    return [[item['type'], str(item['before']['usable']),
+             str(item['after']['usable']), str(item['before']['total']),
              str(item['after']['total']), str(item['after']['stranded'])]
             for item in answer['results']['gpus']]
 

@@ -134,7 +134,7 @@ class Whatif(command.Lister):
         gpus = whatif_text.gpu_rows(answer)
         if gpus:
             self.app.stderr.write('GPU devices: %s\n' % '; '.join(
-                '%s free %s -> %s, total %s -> %s (%s stranded)'
+                '%s usable %s -> %s, total %s -> %s (%s stranded)'
                 % tuple(row)
                 for row in gpus))
         return COLUMNS, whatif_text.flavor_rows(answer,

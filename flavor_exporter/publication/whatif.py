@@ -365,17 +365,19 @@ def flavor_item(before, after):
 
 
 def _devices(devices):
+    # usable: the free devices some flavor that takes them can start on.
     return {'total': devices.total, 'used': devices.used,
-            'free': devices.free, 'stranded': devices.stranded}
+            'free': devices.free, 'stranded': devices.stranded,
+            'usable': devices.free - devices.stranded}
 
 
 def gpu_item(name, before, after):
     """One GPU type's devices before and after (gpus.GpuType or None).
 
     A drained host's devices still exist: they count in total, and its
-    free ones as stranded (free where no flavor can start).
+    free ones as stranded (free where no flavor can start), not usable.
     """
-    zero = {'total': 0, 'used': 0, 'free': 0, 'stranded': 0}
+    zero = {'total': 0, 'used': 0, 'free': 0, 'stranded': 0, 'usable': 0}
     b = _devices(before.devices) if before else zero
     a = _devices(after.devices) if after else zero
     return {pub.TYPE: name, 'before': b, 'after': a,

@@ -146,8 +146,8 @@ class TestWhatifOnTheCloud(WhatifTestCase):
         for host in ('cpu-1', 'cpu-2', 'cpu-3'):
             self.set_ratio(host, 'VCPU', 2.0)
         self.assert_booted(self.after(answer))
-        # One A100 a server: the devices free after are what boots.
-        self.assertEqual(a100['A100']['after']['free'],
+        # One A100 a server: the devices usable after are what boots.
+        self.assertEqual(a100['A100']['after']['usable'],
                          self.after(answer)['g.a100.1'])
         # Per zone, for the flavor every zone takes.
         medium = next(item for item in answer['results']['flavors']

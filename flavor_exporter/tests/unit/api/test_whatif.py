@@ -56,8 +56,8 @@ class TestWhatif(base.ApiTestCase):
                              'difference'])
         # cmp001's two v100s still exist, free where nothing starts.
         v100 = {g['type']: g for g in answer['results']['gpus']}['v100']
-        self.assertEqual({'total': 0, 'used': 0, 'free': 0, 'stranded': 2},
-                         v100['difference'])
+        self.assertEqual({'total': 0, 'used': 0, 'free': 0, 'stranded': 2,
+                          'usable': -2}, v100['difference'])
         self.assertEqual(['cmp001'], answer['hosts']['drained'])
         again = self.post(DRAIN)
         self.assertEqual(answer, again.json['whatif'])
