@@ -27,7 +27,12 @@ stays the last thing on the terminal (at most one line follows it, the
 first time flavor-exporter-all logs an ERROR).
 
     python -m testcloud.demo [--scenario NAME]
-        [--port 8780] [--log-file FILE]
+        [--port 8780] [--log-file FILE] [--horizon [--horizon-port 8781]]
+
+--horizon: the cloud with Keystone, the API behind it and registered in
+its catalog, and Horizon 27 with the capacity panels (its own venv,
+.tox/horizon-venv, built on first use); the banner gives its URL and the
+admin's and a member's credentials.
 """
 
 import argparse
@@ -46,6 +51,8 @@ import requests
 import yaml
 
 from testcloud import cloud_venv
+from testcloud import horizon
+from testcloud import keystone_catalog
 from testcloud import launcher
 from testcloud import scenario as scenario_mod
 
@@ -59,12 +66,16 @@ TICK = 15
 # several times that.
 BUILD_USUALLY = 'first run only, usually 1-3 minutes'
 START_USUALLY = 'usually 10-60 s'
+HORIZON_USUALLY = ('first run installs Horizon, usually 2-5 minutes; then '
+                   'usually 20-60 s')
 REFRESH_USUALLY = 'usually 2-20 s'
 
 
 def write_config(path, cloud, spec, port, refresh_interval):
-    # noauth on loopback: the demo's cloud and its clients are local.
-    lines = ['[DEFAULT]', 'auth_strategy = noauth', '',
+    # noauth on loopback: the demo's cloud and its clients are local;
+    # with Keystone (--horizon) its tokens, as Horizon sends them.
+    auth = 'keystone' if cloud.keystone else 'noauth'
+    lines = ['[DEFAULT]', 'auth_strategy = %s' % auth, '',
              '[api]', 'host_ip = 127.0.0.1', 'port = %d' % port, '',
              '[worker]', 'refresh_interval = %d' % refresh_interval, '',
              '[document_cache]', 'backend = memory', '',
@@ -76,6 +87,9 @@ def write_config(path, cloud, spec, port, refresh_interval):
     lines += ['', '[pci]']
     lines += ['alias = %s' % json.dumps(alias)
               for alias in spec.pci_aliases]
+    if cloud.keystone:
+        lines += ['', '[keystone_authtoken]'] + horizon.authtoken_lines(
+            cloud.keystone)
     with open(path, 'w') as conf:
         conf.write('\n'.join(lines) + '\n')
 
@@ -102,17 +116,19 @@ def gpu_first(flavors):
         f['name'].casefold()))
 
 
-def wait_for_data(url, process, log_file):
+def wait_for_data(url, process, log_file, headers=None):
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit('flavor-exporter-all exited with %d; its log: %s'
                              % (process.returncode, log_file))
         try:
-            response = requests.get(url, timeout=2)
+            response = requests.get(url, timeout=2, headers=headers)
             if response.status_code == 200:
                 return response.json()
-        except requests.ConnectionError:
+        # A timeout too: behind Keystone the first request waits for
+        # keystonemiddleware's own token.
+        except (requests.ConnectionError, requests.Timeout):
             pass
         time.sleep(0.5)
     raise SystemExit('no data from %s after %ds; the log: %s'
@@ -213,6 +229,10 @@ def main(argv=None):
     parser.add_argument('--scenario', default='predecessor')
     parser.add_argument('--port', type=int, default=8780)
     parser.add_argument('--refresh-interval', type=int, default=30)
+    parser.add_argument('--horizon', action='store_true',
+                        help='Serve Horizon with the capacity panels too '
+                             '(the cloud then has Keystone)')
+    parser.add_argument('--horizon-port', type=int, default=8781)
     parser.add_argument('--log-file', default=None,
                         help='Where flavor-exporter-all and the demo log '
                              '(default: %s)' % default_log_file())
@@ -220,6 +240,8 @@ def main(argv=None):
 
     args.scenario = scenario_of(args.scenario)
     check_port(args.port)
+    if args.horizon:
+        check_port(args.horizon_port)
     spec = scenario_mod.load(args.scenario)
     log = Log(args.log_file or default_log_file())
     try:
@@ -242,7 +264,8 @@ def run(spec, args, log):
             cloud_venv.python(release)
     with tempfile.TemporaryDirectory(prefix='flavor-exporter-demo-') as tmp:
         # The cloud's directory is made inside: everything goes at the end.
-        cloud = launcher.TestCloud(args.scenario, rootdir=tmp)
+        cloud = launcher.TestCloud(args.scenario, rootdir=tmp,
+                                   keystone=args.horizon)
         try:
             with step(log, 'starting Nova + Placement %s: %s; %s, %s, %s'
                       % (release, spec.description,
@@ -315,11 +338,16 @@ def serve(cloud, spec, workdir, args, log):
          '--config-file', config], env=env, stdin=subprocess.DEVNULL,
         stdout=log.file, stderr=subprocess.STDOUT)
     try:
+        headers = ({'X-Auth-Token': keystone_catalog.admin_token(
+            cloud.keystone)} if cloud.keystone else None)
         with step(log, 'starting flavor-exporter-all and its first read '
                   'of the cloud', REFRESH_USUALLY):
             document = wait_for_data(base + '/v3/flavors/', process,
-                                     log.path)
+                                     log.path, headers)
         text = banner(document, base, config, clouds_yaml, cloud, log)
+        if args.horizon:
+            text = text.replace('\nCtrl-C stops.', serve_horizon(
+                cloud, base, workdir, args, log) + '\n\nCtrl-C stops.')
         print(text, flush=True)
         log.file.write(text + '\n')
         # Blocked only now: the children must not inherit the mask.
@@ -329,6 +357,31 @@ def serve(cloud, spec, workdir, args, log):
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def serve_horizon(cloud, base, workdir, args, log):
+    """Horizon with the capacity panels; the banner's lines about it.
+
+    Horizon is stopped when the demo's process ends (its fixture's
+    cleanup is registered with the cloud's: the temporary directory).
+    """
+    keystone = cloud.keystone
+    horizon.register_capacity(keystone, base)
+    server = horizon.HorizonServer(keystone['url'], workdir,
+                                   port=args.horizon_port)
+    with step(log, 'starting Horizon 27 with the capacity panels',
+              HORIZON_USUALLY):
+        server.setUp()
+    cloud.addCleanup(server.cleanUp)
+    return ('\nHorizon    %s  (Project > Compute > Capacity, '
+            'Admin > Compute > Capacity)\n'
+            '  admin    %s / %s\n  member   %s / %s  (project %s)\n'
+            '  keystone %s/v3\n'
+            'With Keystone the API wants a token: openstack token issue.\n'
+            % (server.url, keystone['admin_user'],
+               keystone['admin_password'], keystone['member_user'],
+               keystone['member_password'], keystone['member_project'],
+               keystone['url']))
 
 
 def watch(process, log, stop_signals):

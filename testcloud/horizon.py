@@ -30,6 +30,7 @@ import time
 import fixtures
 import requests
 
+from testcloud import keystone_catalog
 from testcloud import loopback
 from testcloud import process
 
@@ -128,7 +129,10 @@ class HorizonServer(fixtures.Fixture):
         if self.memcached:
             return {'BACKEND': 'django.core.cache.backends.memcached.'
                     'PyMemcacheCache', 'LOCATION': self.memcached}
-        return {'BACKEND': 'django.core.cache.backends.locmem.LocMemCache'}
+        # Many entries: django-compressor keeps one per static file in
+        # the cache, and at 300 (the default) the sessions are culled.
+        return {'BACKEND': 'django.core.cache.backends.locmem.LocMemCache',
+                'OPTIONS': {'MAX_ENTRIES': 100000}}
 
     def _warm_up(self, popen):
         """The login page once: Horizon compiles its styles on first use."""
@@ -155,3 +159,39 @@ def _stop(popen):
         except subprocess.TimeoutExpired:
             os.killpg(popen.pid, 9)
             popen.wait()
+
+
+def authtoken_lines(keystone):
+    """[keystone_authtoken] lines of an API behind keystone's Keystone.
+
+    keystonemiddleware's service user is the admin, as in the tests.
+    """
+    return ['auth_type = password',
+            'auth_url = %s/v3' % keystone['url'],
+            'username = %s' % keystone['admin_user'],
+            'password = %s' % keystone['admin_password'],
+            'project_name = %s' % keystone['admin_project'],
+            'user_domain_id = default', 'project_domain_id = default',
+            'www_authenticate_uri = %s' % keystone['url']]
+
+
+def register_capacity(keystone, url, region='RegionOne'):
+    """The "capacity" service and its public endpoint url in the catalog.
+
+    As the devstack plugin registers it: where Horizon's panels (and
+    openstack capacity) find the API.
+    """
+    headers = {'X-Auth-Token': keystone_catalog.admin_token(keystone)}
+    base = keystone['url'] + '/v3'
+    resp = requests.post(base + '/services', headers=headers,
+                         timeout=keystone_catalog.TIMEOUT,
+                         json={'service': {'type': 'capacity',
+                                           'name': 'flavor-exporter'}})
+    resp.raise_for_status()
+    resp = requests.post(base + '/endpoints', headers=headers,
+                         timeout=keystone_catalog.TIMEOUT,
+                         json={'endpoint': {
+                             'service_id': resp.json()['service']['id'],
+                             'interface': 'public', 'url': url,
+                             'region_id': region}})
+    resp.raise_for_status()

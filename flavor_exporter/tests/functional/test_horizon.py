@@ -31,7 +31,10 @@ $OS_TEST_ARTIFACTS/horizon, else .stestr/artifacts/horizon.
 
 import json
 import os
+import re
+import signal
 import subprocess
+import sys
 import time
 
 import fixtures
@@ -107,7 +110,116 @@ def config_lines(spec, cloud):
     return lines
 
 
-class TestHorizonPlugin(base.TestCase):
+class Browser:
+    """A logged-in user's pages: horizon_url, users {who: (name, pw)}."""
+
+    def login(self, who, page):
+        """Log in through Horizon's form as who (admin or member).
+
+        Then on to page: Horizon's own start page (the project overview)
+        needs a Neutron the test cloud does not have.
+        """
+        driver = self.driver
+        login = self.horizon_url + 'auth/login/?next=/' + page
+        # Cookies are deleted for the page's site: be on Horizon's.
+        driver.get(login)
+        driver.delete_all_cookies()
+        driver.get(login)
+        user, password = self.users[who]
+        driver.find_element(By.ID, 'id_username').send_keys(user)
+        driver.find_element(By.ID, 'id_password').send_keys(password)
+        driver.find_element(By.ID, 'loginBtn').click()
+        WebDriverWait(driver, WAIT).until(
+            lambda d: '/auth/login' not in d.current_url)
+
+    def open(self, path):
+        """Open a page of Horizon; fails on an error page."""
+        self.driver.get(self.horizon_url + path)
+        WebDriverWait(self.driver, WAIT).until(
+            ec.presence_of_element_located((By.ID, 'capacity-figures')))
+        self.assertNotIn('Something went wrong', self.driver.page_source)
+
+    def figures(self):
+        return self.driver.find_element(By.ID, 'capacity-figures')
+
+    def rows(self, table_id, key):
+        """{data-key value: row element} of a table on the page."""
+        table = self.driver.find_element(By.ID, table_id)
+        return {row.get_attribute('data-' + key): row for row in
+                table.find_elements(By.CSS_SELECTOR,
+                                    'tbody tr[data-%s]' % key)}
+
+    @staticmethod
+    def field(element, name):
+        return element.find_element(
+            By.CSS_SELECTOR, '[data-field="%s"]' % name).text.strip()
+
+    def zones(self, row, fields):
+        """{zone: (field texts)} of a row's per-zone figures."""
+        return {zone.get_attribute('data-zone'): tuple(
+            self.field(zone, f) for f in fields)
+            for zone in row.find_elements(By.CSS_SELECTOR,
+                                          '.capacity-zone')}
+
+    def messages(self):
+        """The texts of Horizon's messages and the figures' alerts."""
+        found = self.driver.find_elements(
+            By.CSS_SELECTOR, '.messages .alert, .capacity-problem')
+        return [element.get_attribute('textContent').strip()
+                for element in found]
+
+    def assertProjectPage(self, document, gpus):
+        """Project > Compute > Capacity shows these API answers."""
+        rows = self.rows('capacity-project-flavors', 'flavor')
+        # GPU flavors first, as the API lists them otherwise.
+        expected = sorted(document['flavors'], key=lambda f: (
+            f['gpu'] is None, (f['gpu'] or {}).get('type', ''),
+            f['name'].casefold()))
+        self.assertEqual([f['id'] for f in expected], list(rows))
+        for flavor in expected:
+            row = rows[flavor['id']]
+            quota = flavor['quota']
+            headroom = ('unlimited' if quota['headroom'] is None
+                        else str(quota['headroom']))
+            self.assertEqual(
+                (flavor['name'], str(flavor['startable']), headroom,
+                 str(flavor['available']), str(flavor['total'])),
+                (self.field(row, 'name'), self.field(row, 'startable'),
+                 self.field(row, 'headroom'), self.field(row, 'available'),
+                 self.field(row, 'total')), flavor['name'])
+            self.assertIn(flavor['startable_limited_by'] or '-',
+                          self.field(row, 'startable_limited_by'))
+            if not flavor['startable']:
+                self.assertIn('none can start now',
+                              self.field(row, 'startable_limited_by'))
+            self.assertEqual(
+                {zone: (str(z['startable']), str(z['available']),
+                        str(z['total']))
+                 for zone, z in flavor['availability_zones'].items()},
+                self.zones(row, ('zone_startable', 'zone_available',
+                                 'zone_total')))
+        gpu_rows = self.rows('capacity-project-gpus', 'gpu')
+        self.assertEqual([g['type'] for g in gpus['gpus']], list(gpu_rows))
+        for gpu in gpus['gpus']:
+            row = gpu_rows[gpu['type']]
+            self.assertEqual((str(gpu['free']), str(gpu['total'])),
+                             (self.field(row, 'free'),
+                              self.field(row, 'total')))
+            self.assertEqual(
+                {zone: (str(z['free']),) for zone, z
+                 in gpu['availability_zones'].items()},
+                self.zones(row, ('zone_free',)))
+        figures = self.figures()
+        self.assertEqual(document['timestamp'],
+                         self.field(figures, 'timestamp'))
+        self.assertEqual(document['quota_timestamp'],
+                         self.field(figures, 'quota_timestamp'))
+        self.assertEqual(
+            document['stale'] or gpus['stale'],
+            bool(figures.find_elements(By.CSS_SELECTOR, '.capacity-stale')))
+
+
+class TestHorizonPlugin(Browser, base.TestCase):
 
     @classmethod
     def setUpClass(cls):
@@ -201,6 +313,10 @@ class TestHorizonPlugin(base.TestCase):
         cls.horizon = resources.useFixture(horizon.HorizonServer(
             keystone['url'], workdir, refresh=REFRESH,
             memcached=memcached.servers[0]))
+        cls.horizon_url = cls.horizon.url
+        cls.users = {who: (keystone[who + '_user'],
+                           keystone[who + '_password'])
+                     for who in ('admin', 'member')}
         cls.driver = browser()
         resources.addCleanup(cls.driver.quit)
         cls.artifacts = artifacts_dir()
@@ -246,128 +362,16 @@ class TestHorizonPlugin(base.TestCase):
         except sel_exc.WebDriverException:
             pass
 
-    # -- browser -----------------------------------------------------------
-
-    def login(self, who, page):
-        """Log in through Horizon's form as who (admin or member).
-
-        Then on to page: Horizon's own start page (the project overview)
-        needs a Neutron the test cloud does not have.
-        """
-        driver = self.driver
-        # Cookies are deleted for the page's site: be on Horizon's.
-        login = self.horizon.url + 'auth/login/?next=/' + page
-        driver.get(login)
-        driver.delete_all_cookies()
-        driver.get(login)
-        driver.find_element(By.ID, 'id_username').send_keys(
-            self.keystone[who + '_user'])
-        driver.find_element(By.ID, 'id_password').send_keys(
-            self.keystone[who + '_password'])
-        driver.find_element(By.ID, 'loginBtn').click()
-        WebDriverWait(driver, WAIT).until(
-            lambda d: '/auth/login' not in d.current_url)
-
-    def open(self, path):
-        """Open a page of Horizon; fails on an error page."""
-        self.driver.get(self.horizon.url + path)
-        WebDriverWait(self.driver, WAIT).until(
-            ec.presence_of_element_located((By.ID, 'capacity-figures')))
-        self.assertNotIn('Something went wrong', self.driver.page_source)
-
     def screenshot(self, name):
         path = os.path.join(self.artifacts, name + '.png')
         self.driver.save_screenshot(path)
         return path
-
-    def figures(self):
-        return self.driver.find_element(By.ID, 'capacity-figures')
-
-    def rows(self, table_id, key):
-        """{data-key value: row element} of a table on the page."""
-        table = self.driver.find_element(By.ID, table_id)
-        return {row.get_attribute('data-' + key): row for row in
-                table.find_elements(By.CSS_SELECTOR,
-                                    'tbody tr[data-%s]' % key)}
-
-    @staticmethod
-    def field(element, name):
-        return element.find_element(
-            By.CSS_SELECTOR, '[data-field="%s"]' % name).text.strip()
-
-    @staticmethod
-    def number(value):
-        """What the page shows for an API number (None: unlimited, '?')."""
-        return '' if value is None else str(value)
-
-    def zones(self, row, fields):
-        """{zone: (field texts)} of a row's per-zone figures."""
-        return {zone.get_attribute('data-zone'): tuple(
-            self.field(zone, f) for f in fields)
-            for zone in row.find_elements(By.CSS_SELECTOR,
-                                          '.capacity-zone')}
-
-    def messages(self):
-        """The texts of Horizon's messages and the figures' alerts."""
-        found = self.driver.find_elements(
-            By.CSS_SELECTOR, '.messages .alert, .capacity-problem')
-        return [element.get_attribute('textContent').strip()
-                for element in found]
 
     # -- Project > Compute > Capacity ---------------------------------------
 
     def project_document(self):
         return self.api('/v3/projects/%s/flavors/' % self.member_project,
                         'member')
-
-    def assertProjectPage(self, document, gpus):
-        rows = self.rows('capacity-project-flavors', 'flavor')
-        # GPU flavors first, as the API lists them otherwise.
-        expected = sorted(document['flavors'], key=lambda f: (
-            f['gpu'] is None, (f['gpu'] or {}).get('type', ''),
-            f['name'].casefold()))
-        self.assertEqual([f['id'] for f in expected], list(rows))
-        for flavor in expected:
-            row = rows[flavor['id']]
-            quota = flavor['quota']
-            headroom = ('unlimited' if quota['headroom'] is None
-                        else str(quota['headroom']))
-            self.assertEqual(
-                (flavor['name'], str(flavor['startable']), headroom,
-                 str(flavor['available']), str(flavor['total'])),
-                (self.field(row, 'name'), self.field(row, 'startable'),
-                 self.field(row, 'headroom'), self.field(row, 'available'),
-                 self.field(row, 'total')), flavor['name'])
-            self.assertIn(flavor['startable_limited_by'] or '-',
-                          self.field(row, 'startable_limited_by'))
-            if not flavor['startable']:
-                self.assertIn('none can start now',
-                              self.field(row, 'startable_limited_by'))
-            self.assertEqual(
-                {zone: (str(z['startable']), str(z['available']),
-                        str(z['total']))
-                 for zone, z in flavor['availability_zones'].items()},
-                self.zones(row, ('zone_startable', 'zone_available',
-                                 'zone_total')))
-        gpu_rows = self.rows('capacity-project-gpus', 'gpu')
-        self.assertEqual([g['type'] for g in gpus['gpus']], list(gpu_rows))
-        for gpu in gpus['gpus']:
-            row = gpu_rows[gpu['type']]
-            self.assertEqual((str(gpu['free']), str(gpu['total'])),
-                             (self.field(row, 'free'),
-                              self.field(row, 'total')))
-            self.assertEqual(
-                {zone: (str(z['free']),) for zone, z
-                 in gpu['availability_zones'].items()},
-                self.zones(row, ('zone_free',)))
-        figures = self.figures()
-        self.assertEqual(document['timestamp'],
-                         self.field(figures, 'timestamp'))
-        self.assertEqual(document['quota_timestamp'],
-                         self.field(figures, 'quota_timestamp'))
-        self.assertEqual(
-            document['stale'] or gpus['stale'],
-            bool(figures.find_elements(By.CSS_SELECTOR, '.capacity-stale')))
 
     def test_member_sees_what_the_project_can_start(self):
         self.login('member', 'project/capacity/')
@@ -386,7 +390,7 @@ class TestHorizonPlugin(base.TestCase):
             self.assertNotIn(host, text)
         self.assertEqual([], self.messages())
         # The Admin panel is not a member's: Horizon does not serve it.
-        self.driver.get(self.horizon.url + 'admin/capacity/')
+        self.driver.get(self.horizon_url + 'admin/capacity/')
         self.assertNotIn('capacity-figures', self.driver.page_source)
 
     def test_figures_refresh_by_themselves(self):
@@ -469,7 +473,7 @@ class TestHorizonPlugin(base.TestCase):
                              (403, 'not allowed')):
             self.proxy.break_path(path, status=status, body=json.dumps(
                 {'error': {'code': status, 'message': text}}).encode())
-            self.driver.get(self.horizon.url + 'project/capacity/')
+            self.driver.get(self.horizon_url + 'project/capacity/')
             WebDriverWait(self.driver, WAIT).until(
                 ec.presence_of_element_located((By.ID, 'capacity-figures')))
             shown = ' '.join(self.messages())
@@ -567,3 +571,73 @@ class TestHorizonPlugin(base.TestCase):
                          self.field(worker, 'unreadable_host_count'))
         self.assertEqual([], self.messages())
         self.screenshot('admin-capacity')
+
+
+class TestDemoServesHorizon(Browser, base.TestCase):
+    """``tox -e demo -- --horizon``: Horizon with the panels, as printed.
+
+    The demo's own cloud (with Keystone), API and Horizon; the member
+    printed logs in with the password printed and sees what the API
+    answers the member's token.
+    """
+
+    def setUp(self):
+        super().setUp()
+        tmp = self.useFixture(fixtures.TempDir()).path
+        self.port = loopback.free_port()
+        horizon_port = loopback.free_port()
+        self.output = os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'demo.out')
+        with open(self.output, 'w') as out:
+            self.demo = subprocess.Popen(
+                [sys.executable, '-m', 'testcloud.demo', '--port',
+                 str(self.port), '--horizon', '--horizon-port',
+                 str(horizon_port), '--log-file',
+                 os.path.join(tmp, 'demo.log')],
+                cwd=REPO, env=dict(os.environ, TMPDIR=tmp), stdout=out,
+                stderr=subprocess.STDOUT, start_new_session=True)
+        self.addCleanup(fe_fixtures.stop_process_group, self.demo)
+        self.horizon_url = 'http://127.0.0.1:%d/' % horizon_port
+
+    def printed(self):
+        with open(self.output) as out:
+            return out.read()
+
+    def test_member_logs_in_with_what_is_printed(self):
+        deadline = time.monotonic() + horizon.START_TIMEOUT + 300
+        while 'Ctrl-C stops.' not in self.printed():
+            self.assertIsNone(self.demo.poll(), self.printed())
+            self.assertLess(time.monotonic(), deadline, self.printed())
+            time.sleep(0.5)
+        text = self.printed()
+        self.assertIn('Horizon    %s' % self.horizon_url, text)
+        self.users = {who: re.search(r'\n  %s +(\S+) / (\S+)' % who,
+                                     text).groups()
+                      for who in ('admin', 'member')}
+        keystone = {'url': re.search(r'\n  keystone +(\S+)/v3\n',
+                                     text).group(1),
+                    'member_user': self.users['member'][0],
+                    'member_password': self.users['member'][1],
+                    'member_project': re.search(r'\(project (\S+)\)',
+                                                text).group(1)}
+        token, access = ka.token_of(keystone, 'member')
+        api = 'http://127.0.0.1:%d' % self.port
+
+        def answer(path):
+            response = requests.get(api + path, timeout=ka.TIMEOUT,
+                                    headers={'X-Auth-Token': token})
+            return response.json() if response.status_code == 200 else None
+        path = '/v3/projects/%s/flavors/' % access.project_id
+        deadline = time.monotonic() + WAIT
+        while not answer(path) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        self.driver = browser()
+        self.addCleanup(self.driver.quit)
+        self.login('member', 'project/capacity/')
+        self.open('project/capacity/')
+        self.assertProjectPage(answer(path), answer('/v3/gpus/'))
+        self.assertEqual([], self.messages())
+        self.driver.save_screenshot(os.path.join(artifacts_dir(),
+                                                 'demo-project-capacity.png'))
+        self.demo.send_signal(signal.SIGINT)
+        self.assertEqual(0, self.demo.wait(60), self.printed())
