@@ -48,6 +48,12 @@ ENTRY_TTL = 7 * 86400
 REWRITE_AFTER = 86400
 # Keys per memcached round trip: bounds one command's size.
 BATCH = 2000
+# Keys asked first: when none of them is found, the cache holds nothing
+# of this cloud (its first start, or memcached restarted) and the rest
+# is not asked, which would cost a cold refresh 0.5 s of CPU at 19,284
+# providers. A store that only misses the sample costs calls, as any
+# miss does, never a different number.
+SAMPLE = 100
 # The fields of a model.Inventory in an entry, in order.
 _FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
            'allocation_ratio')
@@ -132,25 +138,36 @@ class ProviderStore:
 
         wanted: {uuid: generation}. Entries not found, or not of that
         generation, or unreadable are left out; so is everything when the
-        cache cannot be read (the providers are then read from Placement).
+        cache cannot be read (the providers are then read from Placement)
+        or holds none of the first SAMPLE.
         """
         found = {}
         keys = {key(self._prefix, uuid, generation): (uuid, generation)
                 for uuid, generation in wanted.items()}
         names = list(keys)
         try:
-            for start in range(0, len(names), BATCH):
-                got = self._backend.get_many(names[start:start + BATCH])
+            for start, end in self._batches(len(names)):
+                got = self._backend.get_many(names[start:end])
                 for name, data in got.items():
                     uuid, generation = keys[name]
                     entry = decode(uuid, generation, data)
                     if entry is not None:
                         found[uuid] = entry
+                if not found:
+                    break  # nothing in the sample: a cold cache
         except cache.CacheError as exc:
             LOG.debug('Providers not read from the cache, read from '
                       'Placement instead: %s', exc)
             return {}
         return found
+
+    @staticmethod
+    def _batches(count):
+        """(start, end) of the keys each round trip asks: sample first."""
+        bounds = [0, min(SAMPLE, count)]
+        while bounds[-1] < count:
+            bounds.append(min(bounds[-1] + BATCH, count))
+        return zip(bounds, bounds[1:])
 
     def save(self, entries):
         """Write entries: {uuid: (generation, inventories, traits, at)}.

@@ -136,6 +136,27 @@ class TestProviderStore(MemcachedTestCase):
             {uuid: (INVENTORIES, TRAITS, 5) for uuid in entries},
             store.load({uuid: entry[0] for uuid, entry in entries.items()}))
 
+    def test_nothing_in_the_sample_asks_no_more(self):
+        self.useFixture(fixtures.MockPatchObject(provider_store, 'BATCH', 3))
+        self.useFixture(fixtures.MockPatchObject(provider_store, 'SAMPLE',
+                                                 2))
+        asked = []
+        get_many = self.backend.get_many
+        self.useFixture(fixtures.MockPatchObject(
+            self.backend, 'get_many',
+            lambda keys: (asked.append(len(keys)), get_many(keys))[1]))
+        store = provider_store.ProviderStore(self.backend, 'c1')
+        wanted = {'%08d-0000-4000-8000-000000000000' % i: i
+                  for i in range(10)}
+        self.assertEqual({}, store.load(wanted))
+        self.assertEqual([2], asked)
+        # One entry in the sample: every key is asked, 2 + 3 + 3 + 2.
+        uuid = sorted(wanted)[1]
+        store.save({uuid: (1, INVENTORIES, TRAITS, 5)})
+        self.assertEqual({uuid: (INVENTORIES, TRAITS, 5)},
+                         store.load(wanted))
+        self.assertEqual([2, 2, 3, 3, 2], asked)
+
     def test_damaged_entry_is_a_miss(self):
         store = provider_store.ProviderStore(self.backend, 'c1')
         store.save({UUID: (7, INVENTORIES, TRAITS, 1000)})
