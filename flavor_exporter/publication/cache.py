@@ -154,11 +154,13 @@ class MemcachedBackend:
         return int(value)
 
     def _replica(self, replica, operation, key, *args, **kwargs):
-        if self._clock() < self._dead_until.get(replica, 0):
+        until, why = self._dead_until.get(replica, (0, None))
+        if self._clock() < until:
             # HashClient may have put it back in its ring already.
             self._drop_from_ring(replica)
-            raise CacheError('memcached %s is marked dead for up to %ds'
-                             % (replica, self._dead_retry))
+            raise CacheError('memcached %s is marked dead for up to %ds '
+                             '(it answered: %s)'
+                             % (replica, self._dead_retry, why))
         call = getattr(self._replicas[replica], operation)
         try:
             try:
@@ -168,15 +170,15 @@ class MemcachedBackend:
                 # pool dropped it, a new one finds the server.
                 result = call(key, *args, **kwargs)
         except _ERRORS as exc:
-            self._mark_dead(replica)
+            self._mark_dead(replica, exc)
             # No key names: the message reaches API clients.
             raise CacheError('memcached %s %s: %s'
                              % (replica, operation, exc)) from exc
         self._dead_until.pop(replica, None)
         return result
 
-    def _mark_dead(self, replica):
-        self._dead_until[replica] = self._clock() + self._dead_retry
+    def _mark_dead(self, replica, why):
+        self._dead_until[replica] = (self._clock() + self._dead_retry, why)
         self._drop_from_ring(replica)
 
     def _drop_from_ring(self, replica):
