@@ -39,6 +39,8 @@ from testcloud import oracle
 #: host checked by the scheduler (2.30 and later: no force).
 LIVE_MICROVERSION = '2.30'
 MIGRATION_TIMEOUT = 60
+#: os-migrations with each migration's uuid (its Placement consumer).
+MIGRATIONS_MICROVERSION = '2.59'
 
 
 class TestDefragOnTheCloud(base.TestCase):
@@ -74,12 +76,30 @@ class TestDefragOnTheCloud(base.TestCase):
                 microversion=LIVE_MICROVERSION).json()['server']
             if server['OS-EXT-SRV-ATTR:host'] == host and \
                     server['status'] == 'ACTIVE' and \
-                    not server['OS-EXT-STS:task_state']:
+                    not server['OS-EXT-STS:task_state'] and \
+                    self.migration_done(server_id):
                 return
             self.assertNotEqual('ERROR', server['status'], server)
             time.sleep(0.2)
         self.fail('server %s not on %s after %ss' % (server_id, host,
                                                      MIGRATION_TIMEOUT))
+
+    def migration_done(self, server_id):
+        """Whether the server's live migration completed, its source freed.
+
+        Nova moves the server to its destination before the source
+        compute deletes the allocation the migration held there: wait
+        for both, as an operator's next boot would see them.
+        """
+        migrations = self.conn.compute.get(
+            '/os-migrations', params={'instance_uuid': server_id},
+            microversion=MIGRATIONS_MICROVERSION).json()['migrations']
+        if not migrations or any(m['status'] != 'completed'
+                                 for m in migrations):
+            return False
+        return all(not self.conn.placement.get(
+            '/allocations/%s' % m['uuid']).json()['allocations']
+            for m in migrations)
 
     def test_plan_recovers_the_fragmented_count(self):
         report = self.report()
