@@ -63,6 +63,8 @@ SCENARIO = 'gpu_types'
 #: A GPU flavor no host can take: Nova turns its boots away (the demand).
 HUGE = 'gpu.v100.huge'
 TURNED_AWAY = 2
+#: A flavor a server of which visibly takes room (2 of 5 left).
+ROOM_FLAVOR = 'cpu.ram'
 #: Seconds between the panels' own refreshes of their figures.
 REFRESH = 3
 #: The member's Nova quota: cores limits some flavors before room does.
@@ -411,6 +413,34 @@ class TestHorizonPlugin(Browser, base.TestCase):
         # The refreshed figures are the API's of now.
         self.assertProjectPage(self.project_document(),
                                self.api('/v3/gpus/', 'member'))
+
+        # A server started elsewhere takes room: the open page shows the
+        # API's new figure by itself.
+        def available():
+            flavors = {f['name']: f
+                       for f in self.project_document()['flavors']}
+            return flavors[ROOM_FLAVOR]['id'], flavors[ROOM_FLAVOR][
+                'available']
+
+        def shown():
+            row = self.rows('capacity-project-flavors', 'flavor')[flavor_id]
+            return self.field(row, 'available')
+        flavor_id, before = available()
+        admin = self.cloud.connection()
+        server = oracle.boot(admin, ROOM_FLAVOR)
+        try:
+            self.assertEqual('ACTIVE', server['status'], server)
+            self._until(lambda: available()[1] == before - 1, WAIT)
+            WebDriverWait(driver, 4 * REFRESH + WAIT).until(
+                lambda d: shown() == str(before - 1))
+            self.assertEqual(1, driver.execute_script(
+                'return window.capacityMark;'))
+        finally:
+            oracle.delete_servers(admin, [server])
+            # As the other tests found it.
+            self._until(lambda: available()[1] == before, WAIT)
+        WebDriverWait(driver, 4 * REFRESH + WAIT).until(
+            lambda d: shown() == str(before))
 
     def test_check_form_answers_as_the_api(self):
         self.login('member', 'project/capacity/')
