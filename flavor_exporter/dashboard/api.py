@@ -26,6 +26,7 @@ import re
 
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
+from horizon import exceptions as horizon_exc
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session as ks_session
 from keystoneauth1 import token_endpoint
@@ -54,7 +55,7 @@ def client(request):
     """A CapacityClient with request's user token and catalog endpoint."""
     try:
         endpoint = base.url_for(request, SERVICE_TYPE)
-    except Exception:
+    except horizon_exc.ServiceCatalogException:
         raise CapacityError(_('The service catalog has no capacity '
                               'service in this region.')) from None
     verify = not getattr(settings, 'OPENSTACK_SSL_NO_VERIFY', False)
