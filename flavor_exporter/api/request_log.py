@@ -274,6 +274,9 @@ class _Writer:
         self._wake = threading.Event()
         self._starting = threading.Lock()
         self._started = False
+        # One flush at a time: a flush returns with every line queued
+        # before it written, those another flush took included.
+        self._flushing = threading.Lock()
 
     def write(self, request_log, *line):
         """Queue a line of request_log (RequestLog.write_later's args)."""
@@ -299,16 +302,17 @@ class _Writer:
 
     def flush(self):
         """Write every pending line now."""
-        batches = {}
-        while True:
-            try:
-                request_log, line = self._pending.popleft()
-            except IndexError:
-                break
-            for handler, text in request_log.write_later(*line):
-                batches.setdefault(handler, []).append(text)
-        for handler, texts in batches.items():
-            _write(handler, texts)
+        with self._flushing:
+            batches = {}
+            while True:
+                try:
+                    request_log, line = self._pending.popleft()
+                except IndexError:
+                    break
+                for handler, text in request_log.write_later(*line):
+                    batches.setdefault(handler, []).append(text)
+            for handler, texts in batches.items():
+                _write(handler, texts)
 
 
 def _write(handler, texts):

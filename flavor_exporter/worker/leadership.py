@@ -17,8 +17,8 @@ Every worker tries to take the lock each [coordination] check_interval;
 the one holding it refreshes, tooz's heartbeat renews its lease, and when
 it stops (or is killed, and its lease runs out) another takes over. A
 leader paused past its lease can resume believing it still leads until
-its next check: publishing is fenced for that (see publication/publisher.py), so
-its late result is dropped, never served.
+its next check: publishing is fenced for that (see
+publication/publisher.py), so its late result is dropped, never served.
 
 When the coordination backend cannot be reached every worker refreshes:
 the cloud is read once per worker instead of once, but the published data
