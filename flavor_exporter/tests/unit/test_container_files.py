@@ -149,10 +149,13 @@ class TestPackageData(base.BaseTestCase):
         setup = configparser.ConfigParser()
         setup.read(os.path.join(ROOT, 'setup.cfg'))
         named = set()
+        # pbr's format: "package = paths", the next lines more paths.
+        package = None
         for line in setup['files']['package_data'].strip().splitlines():
-            name, _, paths = line.partition('=')
-            self.assertEqual('flavor_exporter', name.strip())
-            named |= set(paths.split())
+            if '=' in line:
+                package, _, line = line.partition('=')
+            self.assertEqual('flavor_exporter', (package or '').strip())
+            named |= set(line.split())
         self.assertIn('api/openapi.json', found)
         self.assertEqual(found, named)
 
