@@ -174,6 +174,24 @@ class TestWhatifOnTheCloud(WhatifTestCase):
             self.assertIn(host, [move['to']] + move['tied_with'], move)
         self.assert_booted(self.after(answer))
 
+    def test_gpu_host_evacuated(self):
+        # A second GPU host, and a GPU server on the first: its move
+        # claims a device on the only other host with one.
+        self.add_like('gpu-1', 'gpu-2', {'GPU A100'})
+        oracle.boot_servers(self.admin, 'g.a100.1', 1, host='gpu-1')
+        answer = self.whatif({'drain': [{'hosts': ['gpu-1'],
+                                         'servers': 'evacuate'}]})
+        moves = answer['evacuation']['moves']
+        self.assertEqual([('g.a100.1', 'gpu-2')],
+                         [(m['flavor'], m['to']) for m in moves])
+        a100 = {g['type']: g for g in answer['results']['gpus']}['A100']
+        # 4 devices, 1 used, gpu-1's 2 free ones stranded by the drain.
+        self.assertEqual({'total': 4, 'used': 1, 'free': 3, 'stranded': 2,
+                          'usable': 1}, a100['after'])
+        oracle.disable_compute(self.admin, 'gpu-1')
+        self.assertEqual('gpu-2', self.migrate(moves[0]['server']))
+        self.assert_booted(self.after(answer))
+
     def test_flavor_added_and_host_removed(self):
         answer = self.whatif({
             'remove': [{'hosts': ['big-1']}],
