@@ -43,9 +43,12 @@ FORMAT = 1
 # How long an entry lives in memcached. An entry is written when its
 # provider is read from Placement, and again by the leader once it is
 # older than REWRITE_AFTER, so entries of providers that never change
-# outlive any failover but are not kept for a cloud that is gone.
-ENTRY_TTL = 7 * 86400
-REWRITE_AFTER = 86400
+# outlive any failover. Generations also move with every allocation
+# Placement writes (a boot, a migration): the entries of generations
+# gone are never read again, and a day bounds what they hold (about
+# 270 bytes each).
+ENTRY_TTL = 86400
+REWRITE_AFTER = ENTRY_TTL // 2
 # Keys per memcached round trip: bounds one command's size.
 BATCH = 2000
 # Keys asked first: when none of them is found, the cache holds nothing
