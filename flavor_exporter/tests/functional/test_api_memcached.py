@@ -65,12 +65,15 @@ class TestApiOverMemcached(base.TestCase):
                          self.app.get('/v3/flavors/').body)
         one = flavors[7]
         served = self.app.get('/v3/flavors/' + one.name).json
-        # The published flavor, with its per-host rows and excluded hosts
-        # put back in.
+        # The published flavor, with its per-host rows, excluded hosts and
+        # the hosts closest to one more put back in.
+        published_hosts = json.loads(docs['v3/flavor/%s/hosts' % one.id])
         self.assertEqual(40, len(served['flavor'].pop('hosts')))
-        self.assertEqual(
-            json.loads(docs['v3/flavor/%s/hosts' % one.id])['excluded_hosts'],
-            served['flavor'].pop('excluded_hosts'))
+        self.assertEqual(published_hosts['excluded_hosts'],
+                         served['flavor'].pop('excluded_hosts'))
+        fragments = served['flavor']['fragmentation'].pop('fragments')
+        self.assertEqual([f[1] for f in published_hosts['fragments']],
+                         [f['leftover'] for f in fragments])
         self.assertEqual(json.loads(docs['v3/flavor/%s' % one.id]), served)
         self.assertEqual(250, len(self.app.get(
             '/v3/flavors/?gpu=true&availability_zone=az2').json[
