@@ -324,7 +324,7 @@ class TestOtherCommands(CommandsTestCase):
         table = done.stdout.splitlines()
         self.assertTrue(table[0].startswith('name '), table[0])
         # GPU flavors first.
-        rows = table[2:table.index('')]
+        rows = table[2:table.index('zone cells: available/total')]
         start, end = table[0].index('gpu'), table[0].index('available')
         gpu = [row[start:end].strip() != '-' for row in rows]
         self.assertEqual(sorted(gpu, reverse=True), gpu)
