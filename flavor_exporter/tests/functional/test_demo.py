@@ -127,8 +127,16 @@ class TestDemo(base.BaseTestCase):
         # The banner stayed last: the API's request lines of the commands
         # above went to the log file, not the terminal.
         self.assertEqual(text, self.printed())
-        with open(self.log_file) as f:
-            log_text = f.read()
+        # Request lines are written a batch at a time, up to 50 ms after
+        # the answer (request_log): a loaded machine may take longer.
+        deadline = time.monotonic() + 10
+        while True:
+            with open(self.log_file) as f:
+                log_text = f.read()
+            if ('GET /v3/flavors/' in log_text[logged:]
+                    or time.monotonic() > deadline):
+                break
+            time.sleep(0.1)
         self.assertIn('GET /v3/flavors/', log_text[logged:])
 
         self.demo.send_signal(signal.SIGINT)
