@@ -270,7 +270,10 @@ LAST_ERROR = 'last_error'      # {"at", "message"}, or None
 DURATION = 'duration_seconds'
 CONSECUTIVE_FAILURES = 'consecutive_failures'
 # API_CALLS too, as in the pointer; after a successful refresh also
-# UNREADABLE_HOSTS and UNREADABLE_COUNT, of the data it published.
+# UNREADABLE_HOSTS and UNREADABLE_COUNT, of the data it published, and:
+COLLECT = 'collect'              # the source's figures of its last read
+PROBLEMS = 'problems'            # the first of the refresh's problems
+PROBLEM_COUNT = 'problem_count'  # how many there were
 UNREADABLE_PUBLISHED = 100
 
 

@@ -321,11 +321,11 @@ class Refresher:
         self._last_published = published
         self.last_report = report
         self.last_snapshot = self._snapshot
-        self._status['collect'] = self._source.last_stats or None
+        self._status[pub.COLLECT] = self._source.last_stats or None
         # What the refresh skipped or could not read, for /v3/status: the
         # published numbers are only as good as these lines allow.
-        self._status['problems'] = report.problems[:PROBLEMS_PUBLISHED]
-        self._status['problem_count'] = len(report.problems)
+        self._status[pub.PROBLEMS] = report.problems[:PROBLEMS_PUBLISHED]
+        self._status[pub.PROBLEM_COUNT] = len(report.problems)
         unreadable = report.unreadable
         self._status[pub.UNREADABLE_HOSTS] = dict(
             sorted(unreadable.items())[:pub.UNREADABLE_PUBLISHED])
