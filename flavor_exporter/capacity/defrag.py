@@ -326,12 +326,7 @@ class _Search:
 
     def eligible(self):
         """{position: instances now} of the hosts counted in available."""
-        per_host = self.result.per_host
-        if hasattr(per_host, 'columns'):
-            positions, _, available, _, _ = per_host.columns()
-        else:
-            positions = [self.cloud.position[h.host] for h in per_host]
-            available = [h.available for h in per_host]
+        positions, _, available, _, _ = self.result.per_host.columns()
         found = {}
         for position, now in zip(positions, available):
             if tenancy.is_open(self.cloud.host_metadata(position),
@@ -472,13 +467,7 @@ class _Search:
         for other in self.report.flavors:
             if other.flavor.name == server.flavor.name and \
                     other.request is not None:
-                per_host = other.per_host
-                if hasattr(per_host, 'columns'):
-                    positions, _, available, _, _ = per_host.columns()
-                else:
-                    positions = [self.cloud.position[h.host]
-                                 for h in per_host]
-                    available = [h.available for h in per_host]
+                positions, _, available, _, _ = other.per_host.columns()
                 pairs = sorted((a, p) for p, a in zip(positions, available)
                                if a > 0)
                 return [p for _, p in pairs]

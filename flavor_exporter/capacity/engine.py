@@ -27,7 +27,6 @@ against.
 import collections
 import dataclasses
 import functools
-import hashlib
 import re
 
 import numpy
@@ -38,6 +37,7 @@ from flavor_exporter.capacity import fit
 from flavor_exporter.capacity import fragmentation
 from flavor_exporter.capacity import gpus
 from flavor_exporter.capacity import host_groups
+from flavor_exporter.capacity import host_numbers
 from flavor_exporter.capacity import host_reads
 from flavor_exporter.capacity import instance_caps
 from flavor_exporter.capacity import isolated_aggregates
@@ -97,16 +97,6 @@ class Options:
 
 
 @dataclasses.dataclass
-class HostCapacity:
-    host: str
-    node: str
-    availability_zone: str | None
-    total: int
-    available: int
-    limited_by: str | None
-
-
-@dataclasses.dataclass
 class FlavorCapacity:
     flavor: object  # model.Flavor
     request: object = None  # request.ResourceRequest, None when invalid
@@ -114,10 +104,12 @@ class FlavorCapacity:
     total: int = 0
     available: int = 0
     zones: dict = dataclasses.field(default_factory=dict)  # az -> [t, a]
-    # Per-host numbers: a list of HostCapacity, or HostNumbers that make
-    # them on demand (10 million objects for 10,000 hosts x 1,000 flavors
-    # are too many to build unless a document needs them).
-    per_host: object = dataclasses.field(default_factory=list)
+    # Per-host numbers (host_numbers.HostRows counted host by host, or
+    # HostNumbers that make the rows on demand: 10 million objects for
+    # 10,000 hosts x 1,000 flavors are too many to build unless a
+    # document needs them).
+    per_host: object = dataclasses.field(
+        default_factory=host_numbers.HostRows)
     excluded: dict = dataclasses.field(default_factory=dict)  # why -> n
     limited_by: str | None = None
     # [total, available] on hosts only named projects may use (tenancy):
@@ -133,84 +125,7 @@ class FlavorCapacity:
     @property
     def hosts(self):
         """[HostCapacity] of the hosts the flavor fits on, snapshot order."""
-        if isinstance(self.per_host, list):
-            return self.per_host
         return self.per_host.rows()
-
-
-@dataclasses.dataclass
-class HostNumbers:
-    """Per-host numbers of one request as arrays, one entry per group.
-
-    Each entry: (HostGroup, total of each host, available per host, limit
-    label index per host (-1: None), labels). Flavors with the same
-    request share one HostNumbers, so columns() is made once for them.
-    """
-
-    entries: list
-    _columns: tuple = dataclasses.field(default=None, repr=False,
-                                        compare=False)
-
-    def fingerprint(self):
-        """A digest of the numbers: equal numbers, equal digest.
-
-        Stable across refreshes, so that a renderer can tell unchanged
-        per-host numbers without making and encoding their columns.
-        """
-        digest = hashlib.blake2b(digest_size=16)
-        for group, total, available, limits, names in self.entries:
-            for values in (group.positions, available, limits):
-                values = numpy.asarray(values, dtype=numpy.int64)
-                digest.update(b'%d:' % len(values))
-                digest.update(values.tobytes())
-            digest.update(repr((int(total), list(names))).encode())
-        return digest.digest()
-
-    def columns(self):
-        """(positions, totals, available, labels, label codes), lists.
-
-        One entry per host the request fits on, in snapshot order; a code
-        indexes labels (-1: nothing limits the host).
-        """
-        if self._columns is None:
-            self._columns = self._make_columns()
-        return self._columns
-
-    def _make_columns(self):
-        # Only the labels some host is limited by, as the rows have them.
-        used = [numpy.flatnonzero(numpy.bincount(
-            limits + 1, minlength=len(names) + 1)[1:])
-            for *_, limits, names in self.entries]
-        labels = sorted({names[code] for found, (*_, names)
-                         in zip(used, self.entries) for code in found})
-        codes = {label: i for i, label in enumerate(labels)}
-        if not self.entries:
-            return [], [], [], labels, []
-        columns = [[], [], [], []]
-        for group, total, available, limits, names in self.entries:
-            # limits index names, -1 for none: the last item is -1.
-            remap = numpy.array([codes.get(n, -1) for n in names] + [-1])
-            for column, values in zip(columns, (
-                    group.positions,
-                    numpy.full(len(group.positions), total), available,
-                    remap[limits])):
-                column.append(numpy.asarray(values))
-        merged = [numpy.concatenate(column) for column in columns]
-        order = numpy.argsort(merged[0], kind='stable')
-        positions, totals, free, limit_codes = (c[order].tolist()
-                                                for c in merged)
-        return positions, totals, free, labels, limit_codes
-
-    def rows(self):
-        rows = []
-        for group, total, available, limits, labels in self.entries:
-            for i, host in enumerate(group.hosts):
-                code = int(limits[i])
-                rows.append((int(group.positions[i]), HostCapacity(
-                    host.name, host.node, host.availability_zone, total,
-                    int(available[i]), labels[code] if code >= 0 else None)))
-        rows.sort(key=lambda row: row[0])
-        return [row for _, row in rows]
 
 
 @dataclasses.dataclass
@@ -286,7 +201,7 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
     counter = _numa_counter(result.request, options,
                             numa_counts or numa_fit.Counts(options.numa))
     unknown = counted = 0
-    for host in hosts:
+    for position, host in enumerate(hosts):
         why = _exclusion(host, result.request, options,
                          host_metadata[host.name])
         if why:
@@ -310,9 +225,9 @@ def flavor_capacity(flavor, hosts, options, host_metadata, zones,
             result.excluded['does not fit'] = (
                 result.excluded.get('does not fit', 0) + 1)
             continue
-        result.hosts.append(HostCapacity(host.name, host.node,
-                                         host.availability_zone, total,
-                                         available, limit))
+        result.per_host.append(position, host_numbers.HostCapacity(
+            host.name, host.node, host.availability_zone, total, available,
+            limit))
         if not tenancy.is_open(host_metadata[host.name], options.tenancy):
             result.reserved[0] += total
             result.reserved[1] += available
@@ -521,7 +436,7 @@ class _Numbers:
     zones: dict  # az -> [t, a], only the zones hosts were counted in
     excluded: dict
     limited_by: str | None
-    per_host: HostNumbers
+    per_host: host_numbers.HostNumbers
     certain: bool
     reserved: list
     numa_line: str | None = None  # numa_bounds.unsupported
@@ -607,7 +522,7 @@ def _request_numbers(request, groups, options, zone_names, fit=None,
     zones = {zone: [int(zone_totals[i]), int(zone_available[i])]
              for i, zone in enumerate(zone_names) if zone_seen[i]}
     return _Numbers(total, available, zones, excluded, limited_by,
-                    HostNumbers(entries), certain, reserved,
+                    host_numbers.HostNumbers(entries), certain, reserved,
                     _numa_line(request, options, unknown, counted))
 
 

@@ -55,6 +55,7 @@ import dataclasses
 import numpy
 
 from flavor_exporter.capacity import fit
+from flavor_exporter.capacity import host_numbers
 from flavor_exporter.capacity import tenancy
 
 #: Hosts named per flavor as making up its fragmented count.
@@ -206,14 +207,15 @@ def compute(report, zone_names, options, request_key):
 
     zone_names: the engine's zones
     (None last when a host has none); request_key(request): the
-    engine's key of equal numbers. Flavors counted host by host (a list
-    of HostCapacity) are left to reference().
+    engine's key of equal numbers. Flavors counted host by host
+    (host_numbers.HostRows) are left to reference().
     """
     pools = _Pools(len(zone_names))
     done = {}
     for result in report.flavors:
         per_host = result.per_host
-        if result.request is None or not hasattr(per_host, 'entries'):
+        if result.request is None or not isinstance(
+                per_host, host_numbers.HostNumbers):
             continue
         figures = done.get(id(per_host))
         if figures is None:

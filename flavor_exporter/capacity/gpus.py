@@ -353,7 +353,7 @@ def _group_amounts(group, rows):
 def figures(groups, requests, options, exclusion):
     """[GpuType] over host groups: reference_figures' numbers, faster.
 
-    requests: [(request, engine.HostNumbers)] of the distinct valid
+    requests: [(request, host_numbers.HostNumbers)] of the distinct valid
     requests; each HostNumbers entry holds the request's per-host numbers
     on one group where it was counted. A request is looked at only on
     groups where its units can take devices, and its numbers are the

@@ -130,16 +130,9 @@ def own_aggregates(report, project_id, isolation):
                   if tenancy.aggregate_ids([agg]) & own)
 
 
-def _columns(capacity, position_of):
+def _columns(capacity):
     """(positions, totals, available) arrays of a flavor's per-host rows."""
-    per_host = capacity.per_host
-    if hasattr(per_host, 'columns'):
-        positions, totals, available, _, _ = per_host.columns()
-    else:
-        rows = capacity.hosts
-        positions = [position_of[row.host] for row in rows]
-        totals = [row.total for row in rows]
-        available = [row.available for row in rows]
+    positions, totals, available, _, _ = capacity.per_host.columns()
     return (numpy.asarray(positions, dtype=numpy.int64),
             numpy.asarray(totals, dtype=numpy.int64),
             numpy.asarray(available, dtype=numpy.int64))
@@ -161,7 +154,6 @@ def capacity(report, pattern, columns=None):
     zone_codes = numpy.array([zone_index.get(h.availability_zone,
                                              len(zones))
                               for h in report.hosts], dtype=numpy.int64)
-    position_of = {host.name: i for i, host in enumerate(report.hosts)}
     columns = {} if columns is None else columns
     found = {}
     for flavor in report.flavors:
@@ -169,7 +161,7 @@ def capacity(report, pattern, columns=None):
             continue
         key = id(flavor.per_host)
         if key not in columns:
-            columns[key] = _columns(flavor, position_of)
+            columns[key] = _columns(flavor)
         positions, totals, available = columns[key]
         mine = allowed[positions] if len(positions) else \
             numpy.zeros(0, dtype=bool)

@@ -233,22 +233,13 @@ class _Fits:
         self.now = numpy.zeros(n, dtype=numpy.int64)
         self.eligible = numpy.zeros(n, dtype=bool)
         self.labels = {}  # position -> what limits the host
-        per_host = result.per_host
-        if hasattr(per_host, 'columns'):
-            positions, _, available, labels, codes = per_host.columns()
-            positions = numpy.asarray(positions, dtype=numpy.int64)
-            self.now[positions] = available
-            self.eligible[positions] = True
-            for position, code in zip(positions.tolist(), codes):
-                if code >= 0:
-                    self.labels[position] = labels[code]
-        else:
-            for row in per_host:
-                position = columns.position[row.host]
-                self.now[position] = row.available
-                self.eligible[position] = True
-                if row.limited_by:
-                    self.labels[position] = row.limited_by
+        positions, _, available, labels, codes = result.per_host.columns()
+        positions = numpy.asarray(positions, dtype=numpy.int64)
+        self.now[positions] = available
+        self.eligible[positions] = True
+        for position, code in zip(positions.tolist(), codes):
+            if code >= 0:
+                self.labels[position] = labels[code]
 
 
 class _Check:

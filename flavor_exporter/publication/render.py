@@ -126,15 +126,11 @@ def v3_flavor(capacity, detail=False):
     return body
 
 
-def _encoded_hosts(capacity, position_of):
-    return pub.encode(host_numbers(capacity, position_of))
-
-
-def host_numbers(capacity, position_of):
-    """The v3_flavor_hosts() document value of a flavor (see contract)."""
-    return dict(_host_columns(capacity, position_of), **{
+def _encoded_hosts(capacity):
+    """The v3_flavor_hosts() document of a flavor (see contract)."""
+    return pub.encode(dict(_host_columns(capacity), **{
         pub.EXCLUDED: dict(sorted(capacity.excluded.items())),
-        pub.FRAGMENTS: _fragments(capacity)})
+        pub.FRAGMENTS: _fragments(capacity)}))
 
 
 def _fragments(capacity):
@@ -143,20 +139,12 @@ def _fragments(capacity):
             for f in (figures.fragments if figures else ())]
 
 
-def _host_columns(capacity, position_of):
+def _host_columns(capacity):
     per_host = capacity.per_host
     if capacity.request is None:
         positions, totals, available, labels, codes = [], [], [], [], []
-    elif hasattr(per_host, 'columns'):
-        positions, totals, available, labels, codes = per_host.columns()
     else:
-        rows = capacity.hosts
-        labels = sorted({h.limited_by for h in rows if h.limited_by})
-        code_of = {label: i for i, label in enumerate(labels)}
-        positions = [position_of[h.host] for h in rows]
-        totals = [h.total for h in rows]
-        available = [h.available for h in rows]
-        codes = [code_of.get(h.limited_by, -1) for h in rows]
+        positions, totals, available, labels, codes = per_host.columns()
     return {pub.POSITION: positions, pub.TOTAL: totals,
             pub.AVAILABLE: available, pub.LIMITED_BY: codes,
             pub.LABELS: labels}
@@ -189,17 +177,10 @@ class EncodedHosts:
         self._last, self._now = self._now, {}
 
 
-def _hosts_key(capacity, position_of):
+def _hosts_key(capacity):
     """What a flavor's per-host document is made of."""
     per_host = capacity.per_host
-    if capacity.request is None:
-        numbers = None
-    elif hasattr(per_host, 'fingerprint'):
-        numbers = per_host.fingerprint()
-    else:
-        # Counted host by host (the engine's exact path): few hosts.
-        numbers = tuple((position_of[h.host], h.total, h.available,
-                         h.limited_by) for h in capacity.hosts)
+    numbers = None if capacity.request is None else per_host.fingerprint()
     return (numbers, tuple(sorted(capacity.excluded.items())),
             repr(_fragments(capacity)))
 
@@ -476,7 +457,6 @@ def documents(report, encoded=None):
         docs[pub.v3_list(wanted)] = pub.encode(dict(
             head, **{pub.FLAVORS: [body for c, body in listed
                                    if bool(c.gpu) == wanted]}))
-    position_of = {host.name: i for i, host in enumerate(report.hosts)}
     # Flavors of one request share their per-host numbers (the engine's
     # HostNumbers): encoded once, and not again while they do not change.
     encoded = encoded if encoded is not None else EncodedHosts()
@@ -485,8 +465,8 @@ def documents(report, encoded=None):
         docs[pub.v3_flavor(flavor_id)] = pub.encode(dict(
             head, **{pub.FLAVOR: v3_flavor(capacity, detail=True)}))
         docs[pub.v3_flavor_hosts(flavor_id)] = encoded.get(
-            _hosts_key(capacity, position_of), functools.partial(
-                _encoded_hosts, capacity, position_of))
+            _hosts_key(capacity),
+            functools.partial(_encoded_hosts, capacity))
     encoded.finish()
     for name, page in host_index(report.hosts).items():
         docs[name] = pub.encode(page)

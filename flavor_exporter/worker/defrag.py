@@ -70,12 +70,7 @@ def hosts_to_read(report, result, most):
     Hosts the flavor counts on that hold servers (unless their count is
     unknown), ranked as the search ranks them (defrag.rank).
     """
-    per_host = result.per_host
-    if hasattr(per_host, 'columns'):
-        positions = per_host.columns()[0]
-    else:
-        index = {h.name: i for i, h in enumerate(report.hosts)}
-        positions = [index[h.host] for h in per_host]
+    positions = result.per_host.columns()[0]
     positions = [p for p in positions if report.hosts[p].num_instances
                  or report.hosts[p].figures is None]
     return [report.hosts[p].name
