@@ -39,6 +39,7 @@ from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import publisher as publisher_mod
 from flavor_exporter.publication import render
 from flavor_exporter.worker import cell_databases
+from flavor_exporter.worker import heap
 from flavor_exporter.worker import hypervisors_source
 from flavor_exporter.worker import notices
 from flavor_exporter.worker import openstack
@@ -253,6 +254,9 @@ class Refresher:
                                        self.cloud.log_prefix,
                                        self.provider_store())
         snapshot = self._source.collect(self.client, scope, hosts)
+        # The snapshot and the source's caches outlive this refresh: the
+        # collections of computing and rendering need not walk them.
+        heap.freeze()
         if self._cell_databases is not None:
             self._cell_databases.attach(snapshot.hosts, snapshot.problems)
         inputs = dataclasses.replace(snapshot, collected_at=None,
@@ -343,6 +347,9 @@ class Refresher:
         ] if unreadable else [], ended='Every host is readable again')
         # After publishing: only a next leader needs it.
         self._source.share()
+        # What this refresh left alive stays out of the next one's garbage
+        # collections (heap.py).
+        heap.settle()
         return True
 
     def _documents(self, report, inputs):
