@@ -12,7 +12,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import gzip
+import http.server
 import socket
+import threading
 from unittest import mock
 
 import fixtures
@@ -117,6 +120,75 @@ class TestDirectLane(base.TestCase):
         lane = direct_get.DirectLane(
             'placement', 'http://127.0.0.1:%d/placement' % port, {},
             _session(), direct_get.pool_manager(session, 2))
+        self.assertRaises(ks_exc.ConnectFailure, lane.get, '/x')
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """Answers GET /<body> with body, gzipped when the path says so."""
+
+    protocol_version = 'HTTP/1.1'  # keeps connections alive
+
+    def do_GET(self):
+        self.server.peers.add(self.client_address)
+        body = self.path.lstrip('/').encode()
+        headers = {}
+        if self.path.startswith('/gzip'):
+            body, headers = gzip.compress(body), {'Content-Encoding': 'gzip'}
+        self.send_response(200)
+        for name, value in dict(headers, **{
+                'Content-Length': str(len(body))}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class TestConnections(base.TestCase):
+    """Connections against a real HTTP/1.1 server on loopback."""
+
+    def setUp(self):
+        super().setUp()
+        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                                      _Handler)
+        self.server.peers = set()
+        thread = threading.Thread(target=self.server.serve_forever,
+                                  args=(0.05,))
+        thread.start()
+        self.addCleanup(thread.join)
+        self.addCleanup(self.server.shutdown)
+        self.addCleanup(self.server.server_close)
+        self.url = 'http://127.0.0.1:%d' % self.server.server_port
+        self.connections = direct_get.Connections(5, 2, {})
+
+    def get(self, path):
+        answer = self.connections.request('GET', self.url + path)
+        return answer.status, answer.data
+
+    def test_kept_alive(self):
+        for path in ('/a', '/b?c=d', '/e'):
+            self.assertEqual((200, path[1:].encode()), self.get(path))
+        # One client port: one connection for the three calls.
+        self.assertEqual(1, len(self.server.peers))
+
+    def test_gzip_answers_decoded(self):
+        self.assertEqual((200, b'gzip-x'), self.get('/gzip-x'))
+
+    def test_a_connection_the_server_closed_is_replaced(self):
+        self.get('/a')
+        # The kept connection is cut, as when the server closes it at its
+        # keep-alive timeout: the next call goes over a new one.
+        for connection in self.connections._idle.values():
+            connection[0].sock.shutdown(socket.SHUT_RDWR)
+        self.assertEqual((200, b'b'), self.get('/b'))
+        self.assertEqual(2, len(self.server.peers))
+
+    def test_refused_is_a_connect_failure(self):
+        self.server.shutdown()
+        self.server.server_close()
+        lane = direct_get.DirectLane('placement', self.url + '/placement',
+                                     {}, _session(), self.connections)
         self.assertRaises(ks_exc.ConnectFailure, lane.get, '/x')
 
 
