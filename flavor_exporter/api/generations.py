@@ -133,6 +133,9 @@ class GenerationWatcher:
         self._stopped = threading.Event()
         #: Pointer reads, for the benchmarks and tests.
         self.checks = 0
+        #: A callable: the id of the generation another process found
+        #: parts of missing (its request to the worker), or None.
+        self.lost_elsewhere = None
 
     def watch_in_background(self):
         """Read the pointer in a thread of its own, not in requests.
@@ -257,6 +260,8 @@ class GenerationWatcher:
                             'generation %s, marked stale, until the '
                             'worker publishes again', generation.id)
             return generation, _LOST, pending
+        if newest.id != self._lost and self._lost_in_another(newest):
+            self._lost = newest.id
         if newest.id == self._lost:
             return newest, LOST_PARTS, None
         if trouble:
@@ -271,6 +276,26 @@ class GenerationWatcher:
                 return generation, None, (newest, serve_at)
             LOG.debug('Now serving generation %s', newest.id)
         return newest, None, None
+
+    def _lost_in_another(self, generation):
+        """Whether another API process found parts of generation missing.
+
+        Each process learns of a lost part when a request of its own
+        misses it; without this, a process that has not missed one yet
+        would call the data healthy while the others answer 503.
+        """
+        if self.lost_elsewhere is None:
+            return False
+        try:
+            found = self.lost_elsewhere() == generation.id
+        except reader_mod.CacheError:
+            return False  # the pointer was just read: a blip
+        if found:
+            LOG.warning('Parts of generation %s are missing from the cache '
+                        '(found by another API process); serving it marked '
+                        'stale until the worker publishes again',
+                        generation.id)
+        return found
 
     def _serve_at(self, generation, pending):
         """When (wall clock) every process serves generation (see above).

@@ -77,6 +77,7 @@ class Cloud:
         self.on_cold = on_cold
         self._refresh_requests = mailboxes.RefreshRequests(
             reader.backend, reader.key)
+        watcher.lost_elsewhere = self._lost_generation
         self._status_interval = status_interval
         self._clock = clock
         self._status = None
@@ -101,6 +102,11 @@ class Cloud:
             self._refresh_requests.ask(generation.id, REQUEST_TTL)
         except reader_mod.CacheError:
             pass  # the worker notices a lost server on its own
+
+    def _lost_generation(self):
+        """The generation some process asked the worker for again."""
+        pending = self._refresh_requests.pending()
+        return pending.get(pub.GENERATION) if pending else None
 
     def status(self):
         """The worker's status entry, read at most once per interval.

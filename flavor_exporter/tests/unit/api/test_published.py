@@ -314,6 +314,26 @@ class TestPublished(test_base.BaseTestCase):
         self.assertFalse(view.stale)
         self.assertIsNotNone(self.raw(view, 'a'))
 
+    def test_a_part_lost_to_one_process_makes_the_others_stale(self):
+        # Two API processes over one cache: only the first misses a part.
+        other = self.make_reader()
+        generation = self.publish()
+        view = self.reader.view()
+        self.assertFalse(other.view().stale)
+        for part in view.generation.documents['a'].part_names():
+            del self.backend._items[self.store.reader.key(part)]
+        self.assertRaises(errors.Unavailable, self.raw, view, 'a')
+        self.clock.now = 5
+        view = other.view()
+        self.assertEqual(generation, view.generation.id)
+        self.assertTrue(view.stale)
+        self.assertEqual(generations.LOST_PARTS, view.trouble)
+        # Republished: a new generation, fresh in both.
+        self.publish(rewrite=True)
+        self.clock.now = 10
+        self.assertFalse(other.view().stale)
+        self.assertFalse(self.reader.view().stale)
+
     def test_a_format_this_api_does_not_read_is_never_served(self):
         moment = datetime.datetime.fromtimestamp(T0, datetime.timezone.utc)
         self.store.publish({'a': b'1'}, pointer_at(T0, format_version=1),
