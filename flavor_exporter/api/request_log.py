@@ -126,25 +126,14 @@ def _escaped(found):
         'latin-1', 'backslashreplace'))
 
 
-def _raw_uri(environ):
+def uri(environ):
+    """The request's URI as logged."""
     raw = environ.get('REQUEST_URI')
     if raw is None:
         raw = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
         if environ.get('QUERY_STRING'):
             raw += '?' + environ['QUERY_STRING']
-    return raw
-
-
-def uri(environ):
-    """The request's URI as logged."""
-    return loggable(_raw_uri(environ))
-
-
-def _args(said):
-    """The line's arguments, escaped, from what log() read."""
-    address, method, raw_uri, code, length, seconds = said
-    return (address, method if method in _METHODS else loggable(method),
-            loggable(raw_uri), code, length, seconds)
+    return loggable(raw)
 
 
 class RequestLog:
@@ -170,33 +159,25 @@ class RequestLog:
         """Log the answer's line, whatever its status."""
         if not self._logger.isEnabledFor(logging.INFO):
             return
-        # What the line says, read now; escaped and formatted later.
-        said = (environ.get('REMOTE_ADDR', '-'),
-                environ.get('REQUEST_METHOD', '-'), _raw_uri(environ),
-                status.split(None, 1)[0], length, seconds)
+        method = environ.get('REQUEST_METHOD', '-')
+        args = (environ.get('REMOTE_ADDR', '-'),
+                method if method in _METHODS else loggable(method),
+                uri(environ), status.split(None, 1)[0], length, seconds)
         created, msecs = _clock()
-        context = context_utils.get_current()
         handlers = self._handlers(created)
-        if handlers is not None and all(
-                lines.takes(context) for _, lines in handlers):
-            _WRITER.write(self, handlers, created, msecs, said, context)
-            return
-        self._logger.handle(self._record(_args(said)))
-
-    def write_later(self, handlers, created, msecs, said, context):
-        """Format a line log() deferred, for the writer thread: [texts]."""
-        message = _MESSAGE % _args(said)
-        try:
-            texts = [lines.format(created, msecs, message, context)
-                     for _, lines in handlers]
-        except Exception:
-            texts = [None]
-        if None in texts:
-            # The formatter fails on this line: it says why, as it would
-            # have said under LOG.info.
-            self._logger.handle(self._record(_args(said)))
-            return []
-        return [(handler, text) for (handler, _), text in zip(handlers, texts)]
+        if handlers is not None:
+            message = _MESSAGE % args
+            context = context_utils.get_current()
+            try:
+                texts = [lines.format(created, msecs, message, context)
+                         for _, lines in handlers]
+            except Exception:
+                texts = [None]  # the formatter says what is wrong, below
+            if None not in texts:
+                for (handler, _), text in zip(handlers, texts):
+                    _WRITER.write(handler, text)
+                return
+        self._logger.handle(self._record(args))
 
     def _record(self, args):
         """The record LOG.info(_MESSAGE, *args) makes, called from here."""
@@ -245,53 +226,50 @@ class RequestLog:
 
 
 class _Writer:
-    """Formats and writes the fast path's lines, a batch at a time.
+    """Writes the fast path's lines to their handlers, a batch at a time.
 
-    A line costs the request what it reads (the environ's values, the
-    time, the context) and an append; a thread of the process formats
-    what gathered within INTERVAL seconds and writes it as each handler's
-    emit() would (under its lock, a moved file reopened first), in one
-    write and one flush per handler. Formatted one after the other, lines
-    cost a third of what they cost between requests, and per line the
-    system calls (WatchedFileHandler's stat, the write) cost more than the
+    A line costs the request its formatting and an append; a thread of
+    the process writes what gathered within INTERVAL seconds, as each
+    handler's emit() would (under its lock, a moved file reopened first),
+    in one write and one flush per handler. Per line, those system calls
+    (WatchedFileHandler's stat, the write) cost the request more than the
     rest of the line together (doc/source/performance.rst). So a request
     line reaches the log up to INTERVAL after the lines the request's own
-    code logged; its time is when it was answered, and nothing is lost on
-    a normal exit (atexit) or a fork (each process its own thread).
+    code logged; its time is when it was answered, and nothing is lost
+    on a normal exit (atexit) or a fork (each process its own thread).
     """
 
     INTERVAL = 0.05
 
     def __init__(self):
-        self._forked()
-        atexit.register(self.flush)
-        os.register_at_fork(after_in_child=self._forked)
-
-    def _forked(self):
-        # In a forked child the parent's thread is not there, nor are its
-        # pending lines (the parent writes them).
         self._pending = collections.deque()
         self._wake = threading.Event()
+        self._pid = None
         self._starting = threading.Lock()
-        self._started = False
         # One flush at a time: a flush returns with every line queued
         # before it written, those another flush took included.
         self._flushing = threading.Lock()
+        atexit.register(self.flush)
 
-    def write(self, request_log, *line):
-        """Queue a line of request_log (RequestLog.write_later's args)."""
-        if not self._started:
+    def write(self, handler, text):
+        if self._pid != os.getpid():
             self._start()
-        self._pending.append((request_log, line))
+        self._pending.append((handler, text))
         if not self._wake.is_set():
             self._wake.set()
 
     def _start(self):
         with self._starting:
-            if not self._started:
-                threading.Thread(target=self._run, name='request-log',
-                                 daemon=True).start()
-                self._started = True
+            if self._pid == os.getpid():
+                return
+            # In a forked child: the parent's thread is not here, nor are
+            # its pending lines (the parent writes them).
+            self._pending = collections.deque()
+            self._wake = threading.Event()
+            self._flushing = threading.Lock()
+            threading.Thread(target=self._run, name='request-log',
+                             daemon=True).start()
+            self._pid = os.getpid()
 
     def _run(self):
         while True:
@@ -306,11 +284,10 @@ class _Writer:
             batches = {}
             while True:
                 try:
-                    request_log, line = self._pending.popleft()
+                    handler, text = self._pending.popleft()
                 except IndexError:
                     break
-                for handler, text in request_log.write_later(*line):
-                    batches.setdefault(handler, []).append(text)
+                batches.setdefault(handler, []).append(text)
             for handler, texts in batches.items():
                 _write(handler, texts)
 
@@ -437,16 +414,6 @@ class _Lines:
             fmt: fmt.written({**self._first,
                               'error_summary': fmt.error_summary}, per_line)
             for fmt in (self._with_context, self._without)}
-
-    def takes(self, context):
-        """Whether format() makes the line with context (else: None)."""
-        if not context:
-            return self._without.ours
-        if type(context) is not context_utils.RequestContext or (
-                not self._readable):
-            return self._with_context.ours and self._without.ours
-        return (self._with_context if context.request_id
-                else self._without).ours
 
     def format(self, created, msecs, message, context):
         """The line's text, or None: the handler is to format the record."""
