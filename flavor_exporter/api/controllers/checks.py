@@ -153,6 +153,37 @@ def request_json(request, not_json=check_docs.NOT_JSON):
         raise errors.BadRequest(not_json) from None
 
 
+def worker_answer(mailbox, docs, invalid, refused):
+    """The leading worker's answer to the request's body, as a value.
+
+    For the requests asked and answered as set checks are, of a kind
+    whose contract module docs has NOT_JSON, parse(), identity() and
+    canonical(): mailbox names its AnswerRequests (WorkerAnswers of the
+    cloud, set by app.py); invalid: the exception parse() raises;
+    refused: the 404's message when this API answers none.
+    """
+    request = base.request()
+    data = request.published
+    state, view = data.answering(request.cloud)
+    answers = state.answers.get(mailbox)
+    if answers is None:
+        raise errors.NotFound(refused)
+    body = request_json(request, docs.NOT_JSON)
+    try:
+        wanted = docs.parse(body)
+    except invalid as exc:
+        raise errors.BadRequest('%s.' % exc) from None
+    if view.generation is None:
+        raise errors.NoData(data.retry_after)
+    try:
+        return answers.get(docs.identity(wanted), docs.canonical(wanted),
+                           base.client(),
+                           view.generation.pointer[pub.TIMESTAMP])
+    except reader_mod.CacheError as exc:
+        raise errors.Unavailable('%s: %s' % (generations.UNREACHABLE, exc),
+                                 data.retry_after) from exc
+
+
 class ChecksController(base.Resource):
     """/v3/checks: whether a set of servers starts, and where."""
 

@@ -24,12 +24,9 @@ every project.
 
 from flavor_exporter.api.controllers import base
 from flavor_exporter.api.controllers import checks
-from flavor_exporter.api import errors
-from flavor_exporter.api import generations
 from flavor_exporter.api import responses
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import defrag as defrag_docs
-from flavor_exporter.publication import reader as reader_mod
 
 
 class DefragController(base.Resource):
@@ -37,27 +34,9 @@ class DefragController(base.Resource):
 
     @base.expose('createDefrag')
     def post(self):
-        request = base.request()
-        data = request.published
-        state, view = data.answering(request.cloud)
-        answers = state.answers.get(pub.DEFRAG_REQUESTS_NAME)
-        if answers is None:
-            raise errors.NotFound('This API answers no defrag requests '
-                                  '([checks] enabled is false).')
-        body = checks.request_json(request, defrag_docs.NOT_JSON)
-        try:
-            wanted = defrag_docs.parse(body)
-        except defrag_docs.InvalidDefrag as exc:
-            raise errors.BadRequest('%s.' % exc) from None
-        if view.generation is None:
-            raise errors.NoData(data.retry_after)
-        try:
-            answer = answers.get(
-                defrag_docs.identity(wanted), defrag_docs.canonical(wanted),
-                base.client(), view.generation.pointer[pub.TIMESTAMP])
-        except reader_mod.CacheError as exc:
-            raise errors.Unavailable('%s: %s' % (generations.UNREACHABLE,
-                                                 exc),
-                                     data.retry_after) from exc
+        answer = checks.worker_answer(
+            pub.DEFRAG_REQUESTS_NAME, defrag_docs, defrag_docs.InvalidDefrag,
+            'This API answers no defrag requests ([checks] enabled is '
+            'false).')
         return responses.page({defrag_docs.DEFRAG: answer},
                               headers=[('Cache-Control', 'no-store')])

@@ -23,12 +23,9 @@ did not give appear only for callers capacity:flavor:hosts allows.
 
 from flavor_exporter.api.controllers import base
 from flavor_exporter.api.controllers import checks
-from flavor_exporter.api import errors
-from flavor_exporter.api import generations
 from flavor_exporter.api import responses
 from flavor_exporter.policies import capacity as policies
 from flavor_exporter.publication import contract as pub
-from flavor_exporter.publication import reader as reader_mod
 from flavor_exporter.publication import whatif as whatif_docs
 
 
@@ -37,30 +34,11 @@ class WhatifController(base.Resource):
 
     @base.expose('createWhatif')
     def post(self):
-        request = base.request()
-        data = request.published
-        state, view = data.answering(request.cloud)
-        answers = state.answers.get(pub.WHATIF_REQUESTS_NAME)
-        if answers is None:
-            raise errors.NotFound('This API answers no what-ifs ([checks] '
-                                  'enabled is false).')
-        body = checks.request_json(request, whatif_docs.NOT_JSON)
-        try:
-            wanted = whatif_docs.parse(body)
-        except whatif_docs.InvalidWhatIf as exc:
-            raise errors.BadRequest('%s.' % exc) from None
-        if view.generation is None:
-            raise errors.NoData(data.retry_after)
-        try:
-            answer = answers.get(
-                whatif_docs.identity(wanted), whatif_docs.canonical(wanted),
-                base.client(), view.generation.pointer[pub.TIMESTAMP])
-        except reader_mod.CacheError as exc:
-            raise errors.Unavailable('%s: %s' % (generations.UNREACHABLE,
-                                                 exc),
-                                     data.retry_after) from exc
+        answer = checks.worker_answer(
+            pub.WHATIF_REQUESTS_NAME, whatif_docs, whatif_docs.InvalidWhatIf,
+            'This API answers no what-ifs ([checks] enabled is false).')
         document = {whatif_docs.WHATIF: answer}
-        if not request.caller.may(policies.HOSTS):
+        if not base.request().caller.may(policies.HOSTS):
             document = whatif_docs.without_hosts(document)
         return responses.page(document,
                               headers=[('Cache-Control', 'no-store')])
