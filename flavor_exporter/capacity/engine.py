@@ -31,21 +31,21 @@ import re
 
 import numpy
 
-from flavor_exporter.capacity import aggregate_filter
-from flavor_exporter.capacity import cloud_filters
-from flavor_exporter.capacity import fit
-from flavor_exporter.capacity import fragmentation
-from flavor_exporter.capacity import gpus
-from flavor_exporter.capacity import host_groups
-from flavor_exporter.capacity import host_numbers
-from flavor_exporter.capacity import host_reads
-from flavor_exporter.capacity import instance_caps
-from flavor_exporter.capacity import isolated_aggregates
-from flavor_exporter.capacity import numa_bounds
-from flavor_exporter.capacity import numa_fit
-from flavor_exporter.capacity import request as request_mod
-from flavor_exporter.capacity import tenancy
-from flavor_exporter.capacity import vector_fit
+from flavor_exporter.capacity.filters import aggregate_filter
+from flavor_exporter.capacity.filters import cloud_filters
+from flavor_exporter.capacity.filters import host_reads
+from flavor_exporter.capacity.filters import instance_caps
+from flavor_exporter.capacity.filters import isolated_aggregates
+from flavor_exporter.capacity.filters import tenancy
+from flavor_exporter.capacity.fit import fit
+from flavor_exporter.capacity.fit import host_groups
+from flavor_exporter.capacity.fit import host_numbers
+from flavor_exporter.capacity.fit import numa_bounds
+from flavor_exporter.capacity.fit import numa_fit
+from flavor_exporter.capacity.fit import vector_fit
+from flavor_exporter.capacity.gpus import gpus
+from flavor_exporter.capacity.planning import fragmentation
+from flavor_exporter.capacity.request import request as request_mod
 
 DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'
 

@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Changes to today's cloud a what-if asks about (capacity/whatif.py).
+"""Changes to today's cloud a what-if asks about (capacity/planning/whatif.py).
 
 Plain values, apart from the engine: the API process builds them from a
 request body (publication/whatif.py) without importing the capacity

@@ -15,7 +15,7 @@
 
 The option names and values are nova.conf's ([quota] and [oslo_limit]),
 so that an operator copies the lines; they decide how a project's quota
-headroom is counted (capacity/quota.py, worker/quotas.py).
+headroom is counted (capacity/quota/quota.py, worker/quotas.py).
 """
 
 from oslo_config import cfg

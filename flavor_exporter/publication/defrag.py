@@ -15,7 +15,7 @@
 
 Both sides read this module: the API checks a body before it asks the
 leading worker, the worker parses it again and publishes the answer
-made here (capacity/defrag.py finds the plan).
+made here (capacity/planning/defrag.py finds the plan).
 
 A body::
 

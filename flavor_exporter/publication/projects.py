@@ -14,7 +14,7 @@
 """Project documents: the parts the worker publishes, the join the API serves.
 
 What one project can start (/v3/projects/{id}/flavors/) is made of parts
-that change at different times (capacity/projects.py):
+that change at different times (capacity/quota/projects.py):
 
 - in every generation, beside the cloud-wide list: FOOTPRINTS (which
   footprint each flavor has: what one instance counts against the

@@ -39,10 +39,10 @@ import datetime
 import time
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity.filters import tenancy
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import projects
-from flavor_exporter.capacity import quota
-from flavor_exporter.capacity import tenancy
+from flavor_exporter.capacity.quota import projects
+from flavor_exporter.capacity.quota import quota
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import projects as project_docs
 from flavor_exporter.publication import render

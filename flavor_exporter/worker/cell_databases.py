@@ -41,7 +41,7 @@ import sqlalchemy
 from sqlalchemy import pool
 
 from flavor_exporter._i18n import _
-from flavor_exporter.capacity import numa_fit
+from flavor_exporter.capacity.fit import numa_fit
 
 LOG = log.getLogger(__name__)
 

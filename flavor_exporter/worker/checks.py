@@ -32,9 +32,9 @@ import threading
 
 from oslo_log import log
 
-from flavor_exporter.capacity import numa_fit
-from flavor_exporter.capacity import set_check
-from flavor_exporter.capacity import weighers
+from flavor_exporter.capacity.fit import numa_fit
+from flavor_exporter.capacity.planning import set_check
+from flavor_exporter.capacity.weights import weighers
 from flavor_exporter.common import failures
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import checks as check_docs

@@ -21,15 +21,15 @@ one Nova /servers/detail call per host (the flavors as the servers
 booted with, microversion 2.47), one Placement allocations call per
 resource provider of those hosts, the server groups once, and the host
 of each member of a searched server's anti-affinity group elsewhere
-(at most MAX_MEMBERS). Then capacity/defrag.py searches, within the
+(at most MAX_MEMBERS). Then capacity/planning/defrag.py searches, within the
 body's max_moves and max_seconds.
 """
 
 import threading
 
-from flavor_exporter.capacity import defrag
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import set_check
+from flavor_exporter.capacity.planning import defrag
+from flavor_exporter.capacity.planning import set_check
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import defrag as docs
 from flavor_exporter.worker import checks

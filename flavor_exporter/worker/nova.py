@@ -25,7 +25,7 @@ from oslo_log import log
 
 from flavor_exporter._i18n import _
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import pci_alias
+from flavor_exporter.capacity.request import pci_alias
 from flavor_exporter.worker import flavor_access
 from flavor_exporter.worker import openstack
 

@@ -44,7 +44,7 @@ import time
 
 from oslo_log import log
 
-from flavor_exporter.capacity import projects as projects_mod
+from flavor_exporter.capacity.quota import projects as projects_mod
 from flavor_exporter.common import failures
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub

@@ -30,7 +30,7 @@ import time
 
 from oslo_log import log
 
-from flavor_exporter.capacity import quota as quota_mod
+from flavor_exporter.capacity.quota import quota as quota_mod
 from flavor_exporter.conf import quota as quota_conf
 from flavor_exporter.worker import openstack
 

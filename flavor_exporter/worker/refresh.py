@@ -26,11 +26,11 @@ import time
 from oslo_log import log
 
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import instance_caps
-from flavor_exporter.capacity import numa_fit
-from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import tenancy
-from flavor_exporter.capacity import vector_fit
+from flavor_exporter.capacity.filters import instance_caps
+from flavor_exporter.capacity.filters import tenancy
+from flavor_exporter.capacity.fit import numa_fit
+from flavor_exporter.capacity.fit import vector_fit
+from flavor_exporter.capacity.request import pci_alias
 from flavor_exporter.common import clouds
 from flavor_exporter.common import exceptions
 from flavor_exporter.common import failures

@@ -15,8 +15,8 @@
 
 Asked and answered through the same path as set checks
 (checks.RequestAnswers): the changes are applied to a copy of the
-snapshot the last refresh read (capacity/whatif.py), counted by the same
-engine, and compared with the report published. Servers of hosts
+snapshot the last refresh read (capacity/planning/whatif.py), counted by
+the same engine, and compared with the report published. Servers of hosts
 drained with "evacuate" are listed now (one /servers/detail call per
 host, as an operator's evacuation loop reads them) and moved one by one
 with the set checks' scheduler simulation.
@@ -25,8 +25,8 @@ with the set checks' scheduler simulation.
 import threading
 
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import numa_fit
-from flavor_exporter.capacity import whatif as whatif_mod
+from flavor_exporter.capacity.fit import numa_fit
+from flavor_exporter.capacity.planning import whatif as whatif_mod
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import whatif as docs
 from flavor_exporter.worker import checks

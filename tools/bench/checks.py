@@ -49,8 +49,8 @@ import webtest
 
 from flavor_exporter.api import app
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import set_check
+from flavor_exporter.capacity.planning import set_check
+from flavor_exporter.capacity.request import pci_alias
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
 from flavor_exporter.common import set_request

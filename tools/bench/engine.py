@@ -43,12 +43,12 @@ import tracemalloc
 import sqlalchemy
 
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import host_groups
-from flavor_exporter.capacity import host_reads
+from flavor_exporter.capacity.filters import host_reads
+from flavor_exporter.capacity.fit import host_groups
+from flavor_exporter.capacity.fit import numa_fit
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import numa_fit
-from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import request as request_mod
+from flavor_exporter.capacity.request import pci_alias
+from flavor_exporter.capacity.request import request as request_mod
 from flavor_exporter.publication import render
 from flavor_exporter.worker import cell_databases
 from tools.bench import synthetic_cloud

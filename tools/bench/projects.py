@@ -40,10 +40,10 @@ import sys
 import time
 
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import projects as projects_mod
-from flavor_exporter.capacity import quota
-from flavor_exporter.capacity import tenancy
+from flavor_exporter.capacity.filters import tenancy
+from flavor_exporter.capacity.quota import projects as projects_mod
+from flavor_exporter.capacity.quota import quota
+from flavor_exporter.capacity.request import pci_alias
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import projects as project_docs

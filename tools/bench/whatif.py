@@ -33,8 +33,8 @@ import sys
 import time
 
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import vector_fit
+from flavor_exporter.capacity.fit import vector_fit
+from flavor_exporter.capacity.request import pci_alias
 from flavor_exporter.common import config
 from flavor_exporter.publication import whatif as docs
 from flavor_exporter.worker import whatif

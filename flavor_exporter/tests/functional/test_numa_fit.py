@@ -29,9 +29,9 @@ import json
 import random
 import subprocess
 
+from flavor_exporter.capacity.fit import numa_fit
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import numa_fit
-from flavor_exporter.capacity import request as request_mod
+from flavor_exporter.capacity.request import request as request_mod
 from flavor_exporter.tests import base
 from flavor_exporter.worker import cell_databases
 from testcloud import cloud_venv

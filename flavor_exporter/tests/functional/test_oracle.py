@@ -25,7 +25,7 @@ import json
 import os
 import uuid
 
-from flavor_exporter.capacity import tenancy
+from flavor_exporter.capacity.filters import tenancy
 from flavor_exporter.conf import quota as quota_conf
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures

@@ -21,7 +21,7 @@ numbers there; these prove the facts the README states per release.
 
 import requests
 
-from flavor_exporter.capacity import cloud_filters
+from flavor_exporter.capacity.filters import cloud_filters
 from flavor_exporter.tests import base
 from flavor_exporter.tests.functional import fixtures as fe_fixtures
 from flavor_exporter.tests import releases

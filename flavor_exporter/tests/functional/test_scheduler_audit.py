@@ -25,9 +25,9 @@ import re
 import subprocess
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity.fit import numa_fit
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import numa_fit
-from flavor_exporter.capacity import pci_alias
+from flavor_exporter.capacity.request import pci_alias
 from flavor_exporter.tests import base
 from flavor_exporter.tests.unit.capacity.test_engine import compute_host
 from flavor_exporter.worker import refresh

@@ -21,8 +21,8 @@ import webtest
 
 from flavor_exporter.api import app
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity.fit import vector_fit
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import vector_fit
 from flavor_exporter.common import clouds
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import contract as pub

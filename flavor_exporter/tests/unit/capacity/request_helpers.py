@@ -21,8 +21,8 @@ nova.pci.request and nova.objects.request_spec (Nova 34).
 import json
 
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import pci_alias
-from flavor_exporter.capacity import request
+from flavor_exporter.capacity.request import pci_alias
+from flavor_exporter.capacity.request import request
 
 A100 = json.dumps({'name': 'a100', 'vendor_id': '10de',
                    'product_id': '20b5'})

@@ -15,9 +15,9 @@
 import fixtures
 
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity import fit
+from flavor_exporter.capacity.fit import fit
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import request
+from flavor_exporter.capacity.request import request
 from flavor_exporter.tests import base
 
 Inv = model.Inventory

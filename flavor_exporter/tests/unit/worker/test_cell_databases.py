@@ -27,8 +27,8 @@ import time
 import fixtures
 import sqlalchemy
 
+from flavor_exporter.capacity.fit import numa_fit
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity import numa_fit
 from flavor_exporter.publication import cache
 from flavor_exporter.publication import publisher
 from flavor_exporter.tests import base

@@ -23,7 +23,7 @@ from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.publication import defrag as docs
 from flavor_exporter.tests import base
-from flavor_exporter.tests.unit.capacity import test_defrag
+from flavor_exporter.tests.unit.capacity.planning import test_defrag
 from flavor_exporter.worker import checks
 from flavor_exporter.worker import defrag
 

@@ -15,7 +15,7 @@
 
 import json
 
-from flavor_exporter.capacity import quota
+from flavor_exporter.capacity.quota import quota
 from flavor_exporter.common import clouds
 from flavor_exporter.conf import quota as quota_conf
 from flavor_exporter.publication import cache
