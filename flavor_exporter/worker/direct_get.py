@@ -36,18 +36,17 @@ raised as the keystoneauth exceptions the usual path raises for them, so
 that the messages and hints of a failed refresh stay the same.
 """
 
-import collections
 import http.client
 import json
 import os
 import ssl
-import threading
 import urllib.parse
-import zlib
 
 from keystoneauth1 import adapter
 from keystoneauth1 import exceptions as ks_exc
 import requests
+
+from flavor_exporter.worker import http_connections
 
 # Headers of the SDK's call that the lane does not copy: the token is asked
 # for on every call, the microversion is each call's.
@@ -93,20 +92,6 @@ def _tls(session):
     return options
 
 
-def _ssl_context(options):
-    """An ssl.SSLContext verifying and presenting what options say."""
-    if options['cert_reqs'] == 'CERT_NONE':
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    else:
-        context = ssl.create_default_context(
-            cafile=options.get('ca_certs'), capath=options.get('ca_cert_dir'))
-    if options.get('cert_file'):
-        context.load_cert_chain(options['cert_file'], options.get('key_file'))
-    return context
-
-
 def pool_manager(session, maxsize):
     """Connections with the session's TLS settings and timeout.
 
@@ -115,102 +100,9 @@ def pool_manager(session, maxsize):
     return Connections(session.timeout, maxsize, _tls(session))
 
 
-class Response:
-    """What Connections.request answers: status and the whole body."""
-
-    def __init__(self, status, data):
-        self.status = status
-        self.data = data
-
-
-def _decoded(data, encoding):
-    """data without the Content-Encoding the SDK's headers accept."""
-    if not encoding or encoding == 'identity':
-        return data
-    try:
-        if encoding == 'gzip':
-            return zlib.decompress(data, 16 + zlib.MAX_WBITS)
-        if encoding == 'deflate':
-            try:
-                return zlib.decompress(data)
-            except zlib.error:  # a raw deflate stream, as some servers send
-                return zlib.decompress(data, -zlib.MAX_WBITS)
-    except zlib.error as exc:
-        raise http.client.HTTPException(
-            'undecodable %s body: %s' % (encoding, exc)) from exc
-    raise http.client.HTTPException('unsupported Content-Encoding %r'
-                                    % encoding)
-
-
-# A kept connection the server has closed since (its keep-alive timeout)
-# fails so, before any answer: the GET is sent again on a new connection.
-_STALE = (ConnectionResetError, BrokenPipeError, ConnectionAbortedError,
-          http.client.BadStatusLine)
-
-
-class Connections:
-    """Kept-alive http.client connections per endpoint, for GETs.
-
-    A connection is taken by one call at a time and given back once its
-    answer is read whole; at most maxsize idle ones are kept per
-    (scheme, host, port). timeout bounds the connection and each read, as
-    keystoneauth's does. Transport errors are raised as OSError or
-    http.client.HTTPException.
-    """
-
-    def __init__(self, timeout, maxsize, tls):
-        self._timeout = timeout
-        self._maxsize = maxsize
-        self._tls = tls
-        self._context = None
-        self._idle = collections.defaultdict(list)
-        self._lock = threading.Lock()
-
-    def _new(self, scheme, host, port):
-        if scheme == 'https':
-            with self._lock:
-                if self._context is None:
-                    self._context = _ssl_context(self._tls)
-            return http.client.HTTPSConnection(
-                host, port, timeout=self._timeout, context=self._context)
-        return http.client.HTTPConnection(host, port, timeout=self._timeout)
-
-    def request(self, method, url, headers=None, redirect=False):
-        """A Response to one request; redirects are not followed."""
-        parts = urllib.parse.urlsplit(url)
-        key = (parts.scheme, parts.hostname, parts.port)
-        target = (parts.path or '/') + ('?' + parts.query
-                                        if parts.query else '')
-        with self._lock:
-            idle = self._idle[key]
-            connection = idle.pop() if idle else None
-        if connection is not None:
-            try:
-                return self._send(key, connection, method, target, headers)
-            except _STALE:
-                pass  # closed by _send; once more on a new connection
-        return self._send(key, self._new(*key), method, target, headers)
-
-    def _send(self, key, connection, method, target, headers):
-        try:
-            connection.request(method, target, headers=headers or {})
-            response = connection.getresponse()
-            data = response.read()
-        except BaseException:
-            connection.close()
-            raise
-        if response.will_close:
-            connection.close()
-        else:
-            with self._lock:
-                idle = self._idle[key]
-                if len(idle) < self._maxsize:
-                    idle.append(connection)
-                    connection = None
-            if connection is not None:
-                connection.close()
-        return Response(response.status, _decoded(
-            data, response.getheader('Content-Encoding')))
+# Where they live now; the names stay for their readers.
+Connections = http_connections.Connections
+Response = http_connections.Response
 
 
 def _as_keystoneauth(url, exc):
@@ -270,6 +162,25 @@ class DirectLane:
                    if name.lower() not in _PER_CALL}
         return cls(service, base_url, headers, session, pools)
 
+    def url(self, path, params=None):
+        """The URL of a GET of path."""
+        url = '%s/%s' % (self._base_url, path.lstrip('/'))
+        if params:
+            url += '?' + urllib.parse.urlencode(params, doseq=True)
+        return url
+
+    def headers(self, microversion=None):
+        """The headers of a GET now: the current token included."""
+        headers = dict(self._headers)
+        headers.update(self._session.get_auth_headers() or {})
+        headers.update(microversion_headers(self.service, microversion))
+        return headers
+
+    def batch_spec(self, microversion=None):
+        """What a get_process child needs to send GETs as this lane."""
+        return dict(self._pools.settings(),
+                    headers=self.headers(microversion))
+
     def get(self, path, microversion=None, params=None):
         """An Answer, or None when the usual path must answer instead.
 
@@ -277,12 +188,8 @@ class DirectLane:
         a redirect (keystoneauth follows it). Transport errors raise the
         keystoneauth exceptions the usual path raises.
         """
-        url = '%s/%s' % (self._base_url, path.lstrip('/'))
-        if params:
-            url += '?' + urllib.parse.urlencode(params, doseq=True)
-        headers = dict(self._headers)
-        headers.update(self._session.get_auth_headers() or {})
-        headers.update(microversion_headers(self.service, microversion))
+        url = self.url(path, params)
+        headers = self.headers(microversion)
         try:
             response = self._pools.request('GET', url, headers=headers,
                                            redirect=False)

@@ -32,6 +32,7 @@ import requests
 from flavor_exporter._i18n import _
 from flavor_exporter.conf import openstack as openstack_conf
 from flavor_exporter.worker import direct_get
+from flavor_exporter.worker import get_process
 from flavor_exporter.worker import lean_session
 
 LOG = log.getLogger(__name__)
@@ -140,6 +141,8 @@ class CloudClient:
         # made after the service's first answer.
         self._lanes = {}
         self._pools = None
+        #: CPU seconds of the get_process children of get_many, summed.
+        self.child_cpu_seconds = 0.0
 
     @classmethod
     def from_conf(cls, conf, group=openstack_conf.GROUP):
@@ -199,6 +202,10 @@ class CloudClient:
                 _('%(service)s GET %(path)s failed: %(error)s')
                 % {'service': service, 'path': path,
                    'error': _describe(exc, self._group)}) from exc
+        return self._read(service, path, response)
+
+    def _read(self, service, path, response):
+        """The JSON body of an answer; CloudError unless a good one."""
         if response.status_code >= 400:
             raise CloudError(
                 _('%(service)s GET %(path)s answered %(status)s: %(body)s')
@@ -253,17 +260,79 @@ class CloudClient:
                 return items
             params['marker'] = marker
 
-    def map(self, function, items):
+    def get_many(self, service, paths, microversion=None):
+        """Each path's JSON body, or the CloudError its GET failed with.
+
+        In the order of paths; at most max_concurrency calls at once. A
+        large batch of a service with a direct lane is shared with a
+        second process (get_process), which sends a share of the GETs on
+        the other core; what it could not send, the usual path sends.
+        ProcessFailed (a CloudError without a status) if it died.
+        """
+        paths = list(paths)
+        lane = self._lanes.get(service)
+        count, threads = (get_process.child_share(
+            len(paths), self._max_concurrency) if lane else (0, 0))
+        share = None
+        if count:
+            share = get_process.start(
+                lane.batch_spec(microversion),
+                [lane.url(path) for path in paths[:count]], threads, LOG)
+        if share is None:
+            count, threads = 0, 0
+
+        def get(path):
+            try:
+                return self.get(service, path, microversion)
+            except CloudError as exc:
+                return exc
+
+        try:
+            own = self.map(get, paths[count:],
+                           self._max_concurrency - threads)
+        finally:
+            # Waited for even when the parent's share failed: no child
+            # is left running behind a refresh.
+            answers = self._answers_of(share)
+        with self._lock:
+            self.calls[service] += count
+        got = []
+        for path, answer in zip(paths[:count], answers):
+            if answer is None:  # the usual path's to send
+                got.append(get(path))
+                continue
+            try:
+                got.append(self._read(service, path,
+                                      direct_get.Answer(*answer)))
+            except CloudError as exc:
+                got.append(exc)
+        return got + own
+
+    def _answers_of(self, share):
+        if share is None:
+            return []
+        try:
+            answers = share.answers()
+        except get_process.ProcessFailed as exc:
+            raise CloudError(str(exc)) from exc
+        finally:
+            with self._lock:
+                self.child_cpu_seconds += share.cpu_seconds
+        return answers
+
+    def map(self, function, items, concurrency=None):
         """function(item) for each item, at most max_concurrency at once.
 
-        The first exception is raised once all calls have ended, so that a
-        failed refresh leaves no calls running behind it.
+        concurrency: a lower bound of calls at once, if any. The first
+        exception is raised once all calls have ended, so that a failed
+        refresh leaves no calls running behind it.
         """
         items = list(items)
-        if len(items) <= 1 or self._max_concurrency == 1:
+        concurrency = concurrency or self._max_concurrency
+        if len(items) <= 1 or concurrency == 1:
             return [function(item) for item in items]
         with concurrent.futures.ThreadPoolExecutor(
-                max_workers=min(self._max_concurrency, len(items)),
+                max_workers=min(concurrency, len(items)),
                 thread_name_prefix='cloud-call') as pool:
             futures = [pool.submit(function, item) for item in items]
         return [future.result() for future in futures]

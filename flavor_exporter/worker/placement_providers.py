@@ -520,23 +520,23 @@ def read_providers(client, wanted, previous=None, notices=None,
             continue
         calls += [(summary.uuid, what) for what in needed]
 
-    def get(call):
-        uuid, what = call
-        try:
-            return client.get('placement', '/resource_providers/%s/%s'
-                              % (uuid, what), PLACEMENT_MICROVERSION)
-        except openstack.CloudError as exc:
-            if exc.status is None:
-                # No answer at all: Placement is unreachable, which is
-                # the refresh's failure, not this provider's.
-                raise
+    # One batch, which a large refresh shares with a second process
+    # (CloudClient.get_many).
+    bodies = client.get_many('placement', [
+        '/resource_providers/%s/%s' % call for call in calls],
+        PLACEMENT_MICROVERSION)
+    for body in bodies:
+        if isinstance(body, openstack.CloudError) and body.status is None:
+            # No answer at all: Placement is unreachable, which is the
+            # refresh's failure, not this provider's.
+            raise body
+    answers = {uuid: {'usages': body} for uuid, body in kept.items()}
+    for (uuid, what), body in zip(calls, bodies):
+        if isinstance(body, openstack.CloudError):
             # An answer for this provider alone (a 500, a 404 for a
             # provider deleted since the listing, a body that is not
             # JSON): its host is unreadable, the others are counted.
-            return _Failed(str(exc))
-
-    answers = {uuid: {'usages': body} for uuid, body in kept.items()}
-    for (uuid, what), body in zip(calls, client.map(get, calls)):
+            body = _Failed(str(body))
         answers.setdefault(uuid, {})[what] = body
     for uuid, (usages, traits) in summarized.items():
         got = answers.setdefault(uuid, {})

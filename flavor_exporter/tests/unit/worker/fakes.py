@@ -75,6 +75,16 @@ class FakeClient:
     def map(self, function, items):
         return [function(item) for item in items]
 
+    def get_many(self, service, paths, microversion=None):
+        """As CloudClient.get_many, one path after the other."""
+        got = []
+        for path in paths:
+            try:
+                got.append(self.get(service, path, microversion))
+            except openstack.CloudError as exc:
+                got.append(exc)
+        return got
+
     def paths(self, start=0):
         """The paths asked for, from the start-th call on."""
         return [path for _, path, _, _ in self.requests[start:]]
