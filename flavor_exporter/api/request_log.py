@@ -118,6 +118,10 @@ def loggable(text):
 
     text: an environ string (PEP 3333: the request's bytes as latin-1).
     """
+    # Most URIs have nothing to encode: found by str's own scans, no regex.
+    if (len(text) <= _LONGEST and text.isascii() and text.isprintable()
+            and ' ' not in text and '"' not in text and '\\' not in text):
+        return text
     return _UNSAFE.sub(_escaped, text[:_LONGEST])
 
 
@@ -252,7 +256,7 @@ class _Writer:
         atexit.register(self.flush)
 
     def write(self, handler, text):
-        if self._pid != os.getpid():
+        if self._pid != _PROCESS.id:
             self._start()
         self._pending.append((handler, text))
         if not self._wake.is_set():
@@ -347,6 +351,39 @@ class _Format:
         return _FIELDS.sub(field, self.text)
 
 
+class _Template:
+    """A format with its second's values in and positional fields left.
+
+    The fields left are among _PER_LINE and the context's values read
+    (``wanted``, in that order): pick() takes them, in the format's order,
+    from the tuple of both, and ``text % pick(line)`` is the line (one
+    '%' operation, no dictionary per line).
+    """
+
+    def __init__(self, fmt, written, wanted):
+        self.instance = fmt.instance
+        order = _PER_LINE + wanted
+        positions = []
+
+        def field(found):
+            name, spec = found.groups()
+            if not name:
+                return found.group()  # '%%'
+            positions.append(order.index(name))
+            return '%' + spec
+        self.text = _FIELDS.sub(field, written)
+        if len(positions) == 1:
+            self.pick = lambda line, at=positions[0]: (line[at],)
+        elif positions:
+            self.pick = operator.itemgetter(*positions)
+        else:
+            self.pick = lambda line: ()
+
+
+# The values of a line made per line, in the order _Template reads them.
+_PER_LINE = ('created', 'msecs', 'message', 'instance', 'user_identity')
+
+
 class _Dashes(dict):
     """A falsy value as '-': oslo.log's _ReplaceFalseValue."""
 
@@ -410,10 +447,15 @@ class _Lines:
             {**self._first, 'error_summary': self._without.error_summary},
             per_line)
         per_line |= {*self._wanted, 'instance', 'user_identity'}
-        self._written = {
-            fmt: fmt.written({**self._first,
-                              'error_summary': fmt.error_summary}, per_line)
-            for fmt in (self._with_context, self._without)}
+        # A request's formats (with its request id, or without one) as
+        # _Templates; None if the handler is to format the record.
+        self._templates = [
+            _Template(fmt, fmt.written({**self._first,
+                                        'error_summary': fmt.error_summary},
+                                       per_line), self._wanted)
+            if fmt.ours else None
+            for fmt in (self._without, self._with_context)]
+        self._request_id_at = self._wanted.index('request_id')
 
     def format(self, created, msecs, message, context):
         """The line's text, or None: the handler is to format the record."""
@@ -425,23 +467,19 @@ class _Lines:
         if type(context) is not context_utils.RequestContext or (
                 not self._readable):
             return self._any_context(created, msecs, message, context)
-        values = dict(zip(self._wanted, self._read(context)))
-        fmt = self._with_context if values['request_id'] else self._without
-        if not fmt.ours:
+        read = self._read(context)
+        template = self._templates[bool(read[self._request_id_at])]
+        if template is None:
             return None
-        values['created'] = created
-        values['msecs'] = msecs
-        values['message'] = message
-        if fmt.instance:
-            values['instance'] = self._instance_of(context)
         # Without the request id, the first value: a tuple in any case.
         key = self._identity_key(context)[1:]
         identity = self._identities.get(key)
         if identity is None:
             identity = self._identities[key] = self._identity % _Dashes(
                 zip(self._identity_names, key))
-        values['user_identity'] = identity
-        return self._written[fmt] % values
+        instance = self._instance_of(context) if template.instance else ''
+        return template.text % template.pick(
+            (created, msecs, message, instance, identity) + read)
 
     def _any_context(self, created, msecs, message, context):
         # Another class of context, or a user_identity naming a value that

@@ -11,7 +11,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""A set of servers to check (capacity/planning/set_check.py), as asked.
+"""A set of servers to check (capacity/planning/set_check/), as asked.
 
 Plain values, apart from the engine: the API process builds them from a
 request body (publication/checks.py) without importing the capacity

@@ -14,7 +14,7 @@
 """[checks] and [weighers]: the set check (POST /v3/checks).
 
 A check places a set of servers the way Nova's scheduler would, request
-by request (capacity/planning/set_check.py). The API asks the leading worker
+by request (capacity/planning/set_check/). The API asks the leading worker
 through the cache and waits for its answer, as for projects; [checks]
 bounds what that costs. [weighers] mirrors the options of nova.conf's
 [filter_scheduler] (and [metrics]) that decide where Nova puts a server

@@ -17,13 +17,13 @@ An API process leaves the check's body in the cache and its id in a
 ring (publication/mailboxes.CheckRequests); at each look ([checks]
 poll_interval), in a thread of its own, the leading worker takes the new
 ones in the order they came, at most [checks] max_per_poll, computes
-each on its last report (set_check.py; the project's quota read now)
+each on its last report (set_check/check.py; the project's quota read now)
 and publishes the answer under the check's id, with the time of the
 data it was computed from: the API serves it while no newer data is
 published, and asks again after the next refresh.
 
 The arrays the scheduler simulation reads of every host are made once
-per report (set_check.Columns) and copied for each check, so a check
+per report (set_check/columns.Columns) and copied for each check, so a check
 costs its own servers, not the cloud's size.
 """
 
@@ -33,7 +33,8 @@ import threading
 from oslo_log import log
 
 from flavor_exporter.capacity.fit import numa_fit
-from flavor_exporter.capacity.planning import set_check
+from flavor_exporter.capacity.planning.set_check import check as set_check
+from flavor_exporter.capacity.planning.set_check import columns as set_columns
 from flavor_exporter.capacity.weights import weighers
 from flavor_exporter.common import failures
 from flavor_exporter.publication import cache
@@ -59,7 +60,7 @@ class Checker:
         self._options = options
         self._settings = scheduler_settings(conf)
         self._quotas = quota_reader or quotas.QuotaReader(conf)
-        self._columns = (None, None)  # (report, set_check.Columns)
+        self._columns = (None, None)  # (report, set_columns.Columns)
         self._numa = numa_fit.Counts(options.numa)
         self._lock = threading.Lock()
 
@@ -74,7 +75,7 @@ class Checker:
             quota = self._quotas.read(client, request.project_id)
         with self._lock:
             if self._columns[0] is not report:
-                self._columns = (report, set_check.Columns(
+                self._columns = (report, set_columns.Columns(
                     report, self._settings))
                 self._numa.start()
             answer = set_check.check(report, self._options, self._settings,

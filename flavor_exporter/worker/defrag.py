@@ -29,7 +29,7 @@ import threading
 
 from flavor_exporter.capacity import model
 from flavor_exporter.capacity.planning import defrag
-from flavor_exporter.capacity.planning import set_check
+from flavor_exporter.capacity.planning.set_check import api_checks
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import defrag as docs
 from flavor_exporter.worker import checks
@@ -154,7 +154,7 @@ class Defrag:
 
     def compute(self, report, request, client):
         """The answer document of a DefragRequest; checks.InvalidRequest."""
-        result = set_check._lookup(report, request.flavor)
+        result = api_checks.lookup(report, request.flavor)
         if result is None:
             raise checks.InvalidRequest('no flavor with the id or name %s'
                                         % request.flavor)

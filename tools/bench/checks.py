@@ -18,7 +18,7 @@ models, full and empty hosts, aggregates no flavor reads, private
 flavors), figures in bench-results/checks.json:
 
 - compute: the worker's CPU for the arrays it keeps per report
-  (set_check.Columns, once per refresh) and, per set of 50 servers, the
+  (set_check/columns.Columns, once per refresh) and, per set of 50 servers, the
   CPU of the check itself: mixed CPU and GPU flavors as successive
   requests, the same as multi-creates, under an anti-affinity group, and
   a GPU set under an affinity group that stops when its host is full and
@@ -49,7 +49,8 @@ import webtest
 
 from flavor_exporter.api import app
 from flavor_exporter.capacity import engine
-from flavor_exporter.capacity.planning import set_check
+from flavor_exporter.capacity.planning.set_check import check as set_check
+from flavor_exporter.capacity.planning.set_check import columns as set_columns
 from flavor_exporter.capacity.request import pci_alias
 from flavor_exporter.common import clouds
 from flavor_exporter.common import config
@@ -106,7 +107,7 @@ def _sets(report):
 
 def compute(report, options, settings):
     figures = {}
-    columns, columns_cpu = _cpu(lambda: set_check.Columns(report, settings))
+    columns, columns_cpu = _cpu(lambda: set_columns.Columns(report, settings))
     figures['columns_cpu_ms_per_report'] = round(columns_cpu * 1000, 1)
     for label, wanted in _sets(report).items():
         answer, spent = _cpu(lambda: set_check.check(

@@ -67,6 +67,8 @@ def application(args):
                           group='oslo_middleware')
     if args.cors:
         conf.set_override('allowed_origin', [args.cors], group='cors')
+    # The default is keystone: no token service here, no token per request.
+    conf.set_override('auth_strategy', 'noauth')
     if args.basic is not None:
         import bcrypt
         user_file = os.path.join(tempfile.mkdtemp(), 'htpasswd')
@@ -78,7 +80,9 @@ def application(args):
     if args.log:
         from oslo_log import formatters
         handler = logging.FileHandler(os.devnull)
-        handler.setFormatter(formatters.ContextFormatter(config=conf))
+        # As oslo.log sets up a log_file handler: with its date format.
+        handler.setFormatter(formatters.ContextFormatter(
+            config=conf, datefmt=conf.log_date_format))
         # One handler, as oslo.log sets up a deployment's.
         logging.getLogger().handlers[:] = [handler]
         logging.getLogger().setLevel(logging.INFO)

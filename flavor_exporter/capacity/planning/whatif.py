@@ -16,7 +16,7 @@
 A what-if (common/whatif_request.WhatIf) is applied to a copy of the
 snapshot the last refresh read, and the copy goes through the same
 engine (engine.compute) and, for servers evacuated from drained hosts,
-the same scheduler simulation as set checks (set_check.place_each):
+the same scheduler simulation as set checks (set_check/moves.place_each):
 there is no second model of Nova. What each change does to the copy is
 what the change does to Nova's view:
 
@@ -45,7 +45,8 @@ from flavor_exporter.capacity.fit import fit
 from flavor_exporter.capacity.fit import numa_fit
 from flavor_exporter.capacity.fit import vector_fit
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity.planning import set_check
+from flavor_exporter.capacity.planning.set_check import columns as set_columns
+from flavor_exporter.capacity.planning.set_check import moves
 from flavor_exporter.common import whatif_request as wr
 
 #: The id prefix of a flavor the what-if adds.
@@ -410,13 +411,13 @@ class Server:
 def evacuate(report, options, settings, servers, numa_counts=None):
     """Place servers (each a Server) on report (the drained cloud's).
 
-    (placed, hosts): placed as set_check.place_each's, one per server;
+    (placed, hosts): placed as moves.place_each's, one per server;
     hosts: {host name: model.Host} as the moves leave the hosts they
     went to (usages, NUMA cells, instances, the node's figures), to put
     in the snapshot before it is counted again.
     """
-    columns = set_check.Columns(report, settings)
-    placed, state = set_check.place_each(
+    columns = set_columns.Columns(report, settings)
+    placed, state = moves.place_each(
         report, options, settings, columns,
         [(server.flavor, server.project_id) for server in servers],
         numa_counts)

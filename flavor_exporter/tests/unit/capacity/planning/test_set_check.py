@@ -24,7 +24,9 @@ import numpy
 
 from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
-from flavor_exporter.capacity.planning import set_check
+from flavor_exporter.capacity.planning.set_check import answer as set_answer
+from flavor_exporter.capacity.planning.set_check import check as set_check
+from flavor_exporter.capacity.planning.set_check import columns as set_columns
 from flavor_exporter.capacity.quota import quota
 from flavor_exporter.capacity.weights import weighers
 from flavor_exporter.common import set_request
@@ -93,7 +95,7 @@ class CheckTestCase(base.BaseTestCase):
         snapshot = model.Snapshot('placement', flavors, hosts)
         options = engine.Options(aliases={})
         report = engine.compute(snapshot, options)
-        columns = set_check.Columns(report, self.settings)
+        columns = set_columns.Columns(report, self.settings)
         return set_check.check(report, options, self.settings, columns,
                                set_request.SetRequest(servers, **request),
                                quota_)
@@ -178,7 +180,7 @@ class TestPlacement(CheckTestCase):
         answer = self.check([host('a', gpus=1)], Wanted('gpu1', 2),
                             Wanted('small', 1))
         first, second = answer.outcomes
-        self.assertEqual((1, set_check.RESOURCES, 'GPU_AGGREGATE'),
+        self.assertEqual((1, set_answer.RESOURCES, 'GPU_AGGREGATE'),
                          (len(first.started), first.stop.kind,
                           first.stop.limit))
         self.assertFalse(second.reached)
@@ -192,7 +194,7 @@ class TestPlacement(CheckTestCase):
         self.assertEqual([['b'] * 2], self.hosts_of(answer))
         answer = self.check(hosts, Wanted('large', 1),
                             availability_zone='nowhere')
-        self.assertEqual(set_check.ZONE, answer.outcomes[0].stop.kind)
+        self.assertEqual(set_answer.ZONE, answer.outcomes[0].stop.kind)
 
     def test_more_hosts_than_nova_weighs(self):
         self.settings = dataclasses.replace(self.settings, max_results=2)
@@ -205,7 +207,7 @@ class TestPlacement(CheckTestCase):
 
     def test_flavors_nova_refuses(self):
         answer = self.check([host('a')], Wanted('nope', 1))
-        self.assertEqual(set_check.FLAVOR, answer.outcomes[0].stop.kind)
+        self.assertEqual(set_answer.FLAVOR, answer.outcomes[0].stop.kind)
         answer = self.check([host('a')], Wanted('private', 1),
                             project_id='p2')
         self.assertIn('not shared with project p2',
@@ -277,7 +279,7 @@ class TestRequests(CheckTestCase):
         answer = self.check(hosts, Wanted('large', 5, min_count=5),
                             Wanted('large', 4, min_count=4))
         first, second = answer.outcomes
-        self.assertEqual((0, set_check.RESOURCES),
+        self.assertEqual((0, set_answer.RESOURCES),
                          (len(first.started), first.stop.kind))
         self.assertIn('fails whole (4 placed before)', first.stop.reason)
         self.assertFalse(second.reached)
@@ -292,7 +294,7 @@ class TestRequests(CheckTestCase):
         answer = self.check([host('a')], Wanted('medium', 3),
                             quota_=reading, project_id='p1')
         only = answer.outcomes[0]
-        self.assertEqual((2, set_check.QUOTA, 'cores'),
+        self.assertEqual((2, set_answer.QUOTA, 'cores'),
                          (len(only.started), only.stop.kind,
                           only.stop.limit))
 
@@ -305,13 +307,13 @@ class TestRequests(CheckTestCase):
         self.assertEqual([2], [len(o.started) for o in answer.outcomes])
         answer = self.check([host('a')], Wanted('small', 5, min_count=3),
                             quota_=reading, project_id='p1')
-        self.assertEqual(set_check.QUOTA, answer.outcomes[0].stop.kind)
+        self.assertEqual(set_answer.QUOTA, answer.outcomes[0].stop.kind)
         # Instances unlimited and cores short: Nova refuses it all.
         unlimited = dataclasses.replace(
             reading, limits={'instances': -1, 'cores': 6, 'ram': -1})
         answer = self.check([host('a')], Wanted('small', 5, min_count=1),
                             quota_=unlimited, project_id='p1')
-        self.assertEqual((0, set_check.QUOTA),
+        self.assertEqual((0, set_answer.QUOTA),
                          (len(answer.outcomes[0].started),
                           answer.outcomes[0].stop.kind))
 
@@ -342,7 +344,7 @@ class TestServerGroups(CheckTestCase):
         answer = self.group('anti-affinity', 4)
         only = answer.outcomes[0]
         self.assertEqual(3, len(only.started))
-        self.assertEqual((set_check.SERVER_GROUP, 'anti-affinity'),
+        self.assertEqual((set_answer.SERVER_GROUP, 'anti-affinity'),
                          (only.stop.kind, only.stop.limit))
         answer = self.group('anti-affinity', 6, most=2, multi=True)
         self.assertEqual(['a', 'a', 'b', 'b', 'c', 'c'],
@@ -354,7 +356,7 @@ class TestServerGroups(CheckTestCase):
         self.assertEqual({'a'}, set(hosts))
         self.assertEqual(4, len(hosts))
         # b and c have room: the policy is what stops the fifth.
-        self.assertEqual((set_check.SERVER_GROUP, 'affinity'),
+        self.assertEqual((set_answer.SERVER_GROUP, 'affinity'),
                          (answer.outcomes[0].stop.kind,
                           answer.outcomes[0].stop.limit))
 
@@ -383,7 +385,7 @@ class TestAlternatives(CheckTestCase):
         answer = self.check(hosts, Wanted('gpu2', 1, min_count=1),
                             Wanted('large', 3))
         large = answer.outcomes[1]
-        self.assertEqual(set_check.RESOURCES, large.stop.kind)
+        self.assertEqual(set_answer.RESOURCES, large.stop.kind)
         # 40 GiB left after gpu2: two large, then 8 GiB for one medium or
         # two small (nearest in size first).
         self.assertEqual([('medium', 1), ('small', 2)],
