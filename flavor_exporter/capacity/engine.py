@@ -38,13 +38,13 @@ from flavor_exporter.capacity.filters import instance_caps
 from flavor_exporter.capacity.filters import isolated_aggregates
 from flavor_exporter.capacity.filters import tenancy
 from flavor_exporter.capacity.fit import fit
+from flavor_exporter.capacity.fit import fragmentation
 from flavor_exporter.capacity.fit import host_groups
 from flavor_exporter.capacity.fit import host_numbers
 from flavor_exporter.capacity.fit import numa_bounds
 from flavor_exporter.capacity.fit import numa_fit
 from flavor_exporter.capacity.fit import vector_fit
 from flavor_exporter.capacity.gpus import gpus
-from flavor_exporter.capacity.planning import fragmentation
 from flavor_exporter.capacity.request import request as request_mod
 
 DISABLED_TRAIT = 'COMPUTE_STATUS_DISABLED'

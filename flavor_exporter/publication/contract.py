@@ -202,7 +202,7 @@ STRANDED_BY = 'stranded_by'    # {why: devices}
 BLOCKED_BY = 'blocked_by'      # per host: why its free devices are stranded
 #: Instances (of a flavor) or devices (of a GPU type) the free resources
 #: would hold if pooled per zone, beyond what fits host by host
-#: (capacity/planning/fragmentation.py).
+#: (capacity/fit/fragmentation.py).
 FRAGMENTED = 'fragmented'
 #: In a flavor's own document: {POOLED}, and FRAGMENTS as served.
 FRAGMENTATION = 'fragmentation'

@@ -38,8 +38,8 @@ import sys
 import time
 
 from flavor_exporter.capacity import engine
+from flavor_exporter.capacity.fit import fragmentation
 from flavor_exporter.capacity.planning import defrag
-from flavor_exporter.capacity.planning import fragmentation
 from flavor_exporter.capacity.request import pci_alias
 from flavor_exporter.worker import defrag as worker_defrag
 from tools.bench import synthetic_cloud

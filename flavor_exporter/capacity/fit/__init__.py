@@ -16,5 +16,7 @@
 Placement's allocation candidates (fit, vector_fit for a host group
 at once with numpy), NUMATopologyFilter (numa_fit, as
 nova.virt.hardware.numa_fit_instance_to_host; numa_bounds), the host
-groups the engine counts together and the per-host numbers it keeps.
+groups the engine counts together and the per-host numbers it keeps,
+and what the free resources of a zone would start if pooled
+(fragmentation).
 """

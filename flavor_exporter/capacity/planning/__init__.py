@@ -13,7 +13,7 @@
 #    under the License.
 """Questions an operator asks of a report, answered as Nova would.
 
-Whether a set of servers starts together (set_check), what changes
-would do (whatif), the fewest live migrations that make room (defrag),
-and what free resources would start if pooled (fragmentation).
+Whether a set of servers starts together (set_check/), what changes
+would do (whatif), the fewest live migrations that make room (defrag).
+They use the engine and every other group; nothing below imports them.
 """

@@ -64,8 +64,8 @@ from flavor_exporter.capacity.filters import aggregate_filter
 from flavor_exporter.capacity.filters import cloud_filters
 from flavor_exporter.capacity.filters import tenancy
 from flavor_exporter.capacity.fit import fit
+from flavor_exporter.capacity.fit import fragmentation
 from flavor_exporter.capacity.fit import numa_fit
-from flavor_exporter.capacity.planning import fragmentation
 from flavor_exporter.capacity.request import request as request_mod
 
 #: Why a server is never moved.
