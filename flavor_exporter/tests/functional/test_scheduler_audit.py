@@ -41,6 +41,8 @@ TESTS = os.path.join(cloud_venv.REPO_ROOT, 'flavor_exporter', 'tests')
 _BULLET = re.compile(r'^\* .*(?:\n  .*)*', re.M)
 _WORD = re.compile(r'\*\*(\w+)\*\*')
 
+# The unit tests of the request filters that flavor features add traits for.
+_FEATURES = 'unit/capacity/request/test_flavor_features.py'
 #: Where each exact entry is proven: an oracle scenario that runs it
 #: (booting until NoValidHost), or the unit tests of its translation.
 PROVEN = {
@@ -56,11 +58,11 @@ PROVEN = {
     'map_az_to_placement_aggregate': 'caps_and_zones',
     'isolate_aggregates': 'scheduler_rules',
     'tpm_secret_security_filter': 'vtpm',
-    'owner_nova_filter': 'unit/capacity/test_cloud_filters.py',
-    'accelerators_filter': 'unit/capacity/test_flavor_features.py',
-    'packed_virtqueue_filter': 'unit/capacity/test_flavor_features.py',
-    'ephemeral_encryption_filter': 'unit/capacity/test_flavor_features.py',
-    'virtio_sound_filter': 'unit/capacity/test_flavor_features.py',
+    'owner_nova_filter': 'unit/capacity/filters/test_cloud_filters.py',
+    'accelerators_filter': _FEATURES,
+    'packed_virtqueue_filter': _FEATURES,
+    'ephemeral_encryption_filter': _FEATURES,
+    'virtio_sound_filter': _FEATURES,
 }
 
 
