@@ -89,7 +89,7 @@ def patterns_document(isolation, default, named):
 
 
 def capacity_document(numbers):
-    """pub.project_capacity() of {flavor id: capacity.projects.Numbers}.
+    """pub.project_capacity() of {flavor id: quota.projects.Numbers}.
 
     {flavor id: [total, available, {zone: [total, available]}, {why:
     hosts}]}.
