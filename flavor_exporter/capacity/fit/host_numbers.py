@@ -15,9 +15,10 @@
 
 The engine counts a flavor host by host (HostRows) or, for the requests
 its vectors can count, group by group as arrays (HostNumbers). Both answer
-the same three questions: rows() (a HostCapacity per host the flavor fits
-on), columns() (the same as lists) and fingerprint() (equal numbers, equal
-digest); readers never ask which they hold.
+the same questions: rows() (a HostCapacity per host the flavor fits on),
+columns() (the same as lists), arrays() (the same as numpy arrays, for
+readers that compute or encode them whole) and fingerprint() (equal
+numbers, equal digest); readers never ask which they hold.
 """
 
 import dataclasses
@@ -50,13 +51,23 @@ class HostNumbers:
     entries: list
     _columns: tuple = dataclasses.field(default=None, repr=False,
                                         compare=False)
+    _arrays: tuple = dataclasses.field(default=None, repr=False,
+                                       compare=False)
+    _digest: bytes = dataclasses.field(default=None, repr=False,
+                                       compare=False)
 
     def fingerprint(self):
         """A digest of the numbers: equal numbers, equal digest.
 
         Stable across refreshes, so that a renderer can tell unchanged
-        per-host numbers without making and encoding their columns.
+        per-host numbers without making and encoding their columns. Made
+        once: the flavors of one request share their HostNumbers.
         """
+        if self._digest is None:
+            self._digest = self._make_digest()
+        return self._digest
+
+    def _make_digest(self):
         digest = hashlib.blake2b(digest_size=16)
         for group, total, available, limits, names in self.entries:
             for values in (group.positions, available, limits):
@@ -73,10 +84,22 @@ class HostNumbers:
         indexes labels (-1: nothing limits the host).
         """
         if self._columns is None:
-            self._columns = self._make_columns()
+            positions, totals, free, labels, codes = self.arrays()
+            self._columns = (positions.tolist(), totals.tolist(),
+                             free.tolist(), labels, codes.tolist())
         return self._columns
 
-    def _make_columns(self):
+    def arrays(self):
+        """columns() as int64 arrays (labels a list), made once.
+
+        A refresh renders and counts projects from them without making
+        the lists: ten million Python ints at 10,000 x 1,000.
+        """
+        if self._arrays is None:
+            self._arrays = self._make_arrays()
+        return self._arrays
+
+    def _make_arrays(self):
         # Only the labels some host is limited by, as the rows have them.
         used = [numpy.flatnonzero(numpy.bincount(
             limits + 1, minlength=len(names) + 1)[1:])
@@ -85,7 +108,8 @@ class HostNumbers:
                          in zip(used, self.entries) for code in found})
         codes = {label: i for i, label in enumerate(labels)}
         if not self.entries:
-            return [], [], [], labels, []
+            empty = numpy.zeros(0, dtype=numpy.int64)
+            return empty, empty, empty, labels, empty
         columns = [[], [], [], []]
         for group, total, available, limits, names in self.entries:
             # limits index names, -1 for none: the last item is -1.
@@ -95,10 +119,10 @@ class HostNumbers:
                     numpy.full(len(group.positions), total), available,
                     remap[limits])):
                 column.append(numpy.asarray(values))
-        merged = [numpy.concatenate(column) for column in columns]
+        merged = [numpy.concatenate(column).astype(numpy.int64, copy=False)
+                  for column in columns]
         order = numpy.argsort(merged[0], kind='stable')
-        positions, totals, free, limit_codes = (c[order].tolist()
-                                                for c in merged)
+        positions, totals, free, limit_codes = (c[order] for c in merged)
         return positions, totals, free, labels, limit_codes
 
     def rows(self):
@@ -138,6 +162,14 @@ class HostRows:
         return (list(self.positions), [h.total for h in self.hosts],
                 [h.available for h in self.hosts], labels,
                 [code_of.get(h.limited_by, -1) for h in self.hosts])
+
+    def arrays(self):
+        """As HostNumbers.arrays()."""
+        positions, totals, available, labels, codes = self.columns()
+        return (numpy.array(positions, dtype=numpy.int64),
+                numpy.array(totals, dtype=numpy.int64),
+                numpy.array(available, dtype=numpy.int64), labels,
+                numpy.array(codes, dtype=numpy.int64))
 
     def fingerprint(self):
         """As HostNumbers.fingerprint()."""

@@ -132,10 +132,8 @@ def own_aggregates(report, project_id, isolation):
 
 def _columns(capacity):
     """(positions, totals, available) arrays of a flavor's per-host rows."""
-    positions, totals, available, _, _ = capacity.per_host.columns()
-    return (numpy.asarray(positions, dtype=numpy.int64),
-            numpy.asarray(totals, dtype=numpy.int64),
-            numpy.asarray(available, dtype=numpy.int64))
+    positions, totals, available, _, _ = capacity.per_host.arrays()
+    return positions, totals, available
 
 
 def capacity(report, pattern, columns=None):

@@ -16,6 +16,9 @@
 import json
 from unittest import mock
 
+import numpy
+
+from flavor_exporter.capacity import engine
 from flavor_exporter.capacity import model
 from flavor_exporter.publication import contract as pub
 from flavor_exporter.publication import render
@@ -246,3 +249,48 @@ class TestEncodedHosts(base.BaseTestCase):
         kept = len(encoded._last)
         render.documents(sample_cloud.report(), encoded)
         self.assertEqual(kept, len(encoded._last))
+
+
+class TestPerHostEncoding(base.BaseTestCase):
+    """Per-host documents written column by column: pub.encode's bytes."""
+
+    @staticmethod
+    def reference(capacity):
+        valid = capacity.request is not None
+        positions, totals, available, labels, codes = (
+            capacity.per_host.columns() if valid else ([], [], [], [], []))
+        return pub.encode({
+            pub.POSITION: positions, pub.TOTAL: totals,
+            pub.AVAILABLE: available, pub.LIMITED_BY: codes,
+            pub.LABELS: labels,
+            pub.EXCLUDED: dict(sorted(capacity.excluded.items())),
+            pub.FRAGMENTS: render._fragments(capacity)})
+
+    def test_every_flavor_of_the_sample(self):
+        kinds = set()
+        # The engine's per-group path and its host-by-host reference.
+        reference = engine.reference_compute(sample_cloud.snapshot(),
+                                             engine.Options())
+        for capacity in sample_cloud.report().flavors + reference.flavors:
+            kinds.add(type(capacity.per_host).__name__
+                      if capacity.request is not None else 'invalid')
+            self.assertEqual(self.reference(capacity),
+                             render._encoded_hosts(capacity))
+            if capacity.request is not None:
+                arrays = capacity.per_host.arrays()
+                self.assertEqual(
+                    list(capacity.per_host.columns()),
+                    [a if isinstance(a, list) else a.tolist()
+                     for a in arrays])
+        # Both ways the engine counts, and a flavor Nova refuses.
+        self.assertEqual({'HostNumbers', 'HostRows', 'invalid'}, kinds)
+
+    def test_int_list(self):
+        for values in ([], [0], [-1, 0, 1, 9, 10, 65535], [65536, 3],
+                       [-2, 5], [123456789012]):
+            for array in (values, numpy.array(values, dtype=numpy.int64),
+                          numpy.array(values, dtype=numpy.int32)
+                          if all(abs(v) < 2 ** 31 for v in values)
+                          else values):
+                self.assertEqual(pub.encode(values),
+                                 render._int_list(array), values)
