@@ -36,7 +36,11 @@ path can take (a 401: keystoneauth renews the token; a redirect), comes
 back as None and the parent sends it again itself. A child that dies
 before answering fails the batch (ProcessFailed): the refresh fails with
 one line and the last good data stays published. A child that cannot be
-started at all is said once, and its share is sent by the parent.
+started at all is said once, and from then on the parent sends every
+batch itself.
+
+The batch, the token among its headers, goes through the child's stdin,
+never its command line or environment, which other users may read.
 """
 
 import concurrent.futures
