@@ -200,7 +200,9 @@ def start(spec, urls, threads, log=None):
     """
     try:
         return Share(spec, urls, threads)
-    except OSError as exc:
+    except (OSError, ValueError, TypeError) as exc:
+        # No interpreter to run (sys.executable empty in an embedding),
+        # no process or pipe left (EAGAIN, EMFILE): the parent sends.
         with _lock:
             first = not _unavailable
             _unavailable.append(str(exc))
