@@ -29,9 +29,9 @@ Each with its wall seconds (to the end of the refresh, and until its
 generation was published: the providers are written to the shared cache
 after that), its CPU seconds and where they went (collect, compute,
 render, publish, share), the CPU seconds of the second process that
-sends a share of a large batch of GETs (get_process), the API calls, the providers read from
-Placement and taken from the shared cache, and the peak RSS of this
-process (which does nothing else).
+sends a share of a large batch of GETs (get_process), the API calls,
+the providers read from Placement and taken from the shared cache, and
+the peak RSS of this process (which does nothing else).
 
     python -m tools.bench.worker [--hosts 10000] [--flavors 1000]
 """

@@ -26,7 +26,7 @@ sessions in memcached; Debian's headless chromium driven by selenium.
 Users log in through Horizon's login form. Every figure a page shows is
 compared with what the API answers the same user's token, and each page
 is saved as a screenshot in the artifacts directory:
-$OS_TEST_ARTIFACTS/horizon, else .stestr/artifacts/horizon.
+$OS_TEST_ARTIFACTS/horizon, else .tox/functional/artifacts/horizon.
 """
 
 import json
@@ -78,8 +78,10 @@ CHROMEDRIVER = '/usr/bin/chromedriver'
 
 def artifacts_dir():
     """Where the screenshots go (made if needed)."""
+    # Not under .stestr: the unit tests' repository, made by their run
+    # beside this one (tox p), must not find the folder there first.
     root = os.environ.get('OS_TEST_ARTIFACTS') or os.path.join(
-        REPO, '.stestr', 'artifacts')
+        REPO, '.tox', 'functional', 'artifacts')
     path = os.path.join(root, 'horizon')
     os.makedirs(path, exist_ok=True)
     return path
