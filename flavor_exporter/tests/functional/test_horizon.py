@@ -76,6 +76,28 @@ CHROMIUM = '/usr/bin/chromium'
 CHROMEDRIVER = '/usr/bin/chromedriver'
 
 
+# window.fetch answering only while window.capacityHold is false (hold()).
+_HOLD_SCRIPT = """
+if (!window.capacityFetch) {
+  var fetched = window.capacityFetch = window.fetch;
+  var released = function () {
+    return new Promise(function (resolve) {
+      (function wait() {
+        if (window.capacityHold) { window.setTimeout(wait, 50); }
+        else { resolve(); }
+      })();
+    });
+  };
+  window.fetch = function (url, options) {
+    return fetched(url, options).then(function (response) {
+      return released().then(function () { return response; });
+    });
+  };
+}
+window.capacityHold = arguments[0];
+"""
+
+
 def artifacts_dir():
     """Where the screenshots go (made if needed)."""
     # Not under .stestr: the unit tests' repository, made by their run
@@ -146,6 +168,16 @@ class Browser:
     def figures(self):
         return self.driver.find_element(By.ID, 'capacity-figures')
 
+    def hold(self, held=True):
+        """Hold the page's refreshed figures back while it is read.
+
+        The figures are replaced every REFRESH seconds: reading a page
+        takes longer than that on a loaded machine, and elements read
+        before a refresh are stale after it. Held, a refresh's answer
+        waits (in the page's fetch) until released, then lands as ever.
+        """
+        self.driver.execute_script(_HOLD_SCRIPT, held)
+
     def rows(self, table_id, key):
         """{data-key value: row element} of a table on the page."""
         table = self.driver.find_element(By.ID, table_id)
@@ -174,6 +206,13 @@ class Browser:
 
     def assertProjectPage(self, document, gpus):
         """Project > Compute > Capacity shows these API answers."""
+        self.hold()
+        try:
+            self._assert_project_page(document, gpus)
+        finally:
+            self.hold(False)
+
+    def _assert_project_page(self, document, gpus):
         rows = self.rows('capacity-project-flavors', 'flavor')
         # GPU flavors first, as the API lists them otherwise.
         expected = sorted(document['flavors'], key=lambda f: (
@@ -406,7 +445,8 @@ class TestHorizonPlugin(Browser, base.TestCase):
         fragment = driver.find_element(By.CSS_SELECTOR,
                                        '#capacity-figures .capacity-fragment')
         first = fragment.get_attribute('data-rendered-at')
-        WebDriverWait(driver, 4 * REFRESH + WAIT).until(
+        WebDriverWait(driver, 4 * REFRESH + WAIT, ignored_exceptions=(
+            sel_exc.StaleElementReferenceException,)).until(
             lambda d: d.find_element(
                 By.CSS_SELECTOR, '#capacity-figures .capacity-fragment')
             .get_attribute('data-rendered-at') > first)
@@ -433,7 +473,8 @@ class TestHorizonPlugin(Browser, base.TestCase):
         try:
             self.assertEqual('ACTIVE', server['status'], server)
             self._until(lambda: available()[1] == before - 1, WAIT)
-            WebDriverWait(driver, 4 * REFRESH + WAIT).until(
+            WebDriverWait(driver, 4 * REFRESH + WAIT, ignored_exceptions=(
+                sel_exc.StaleElementReferenceException,)).until(
                 lambda d: shown() == str(before - 1))
             self.assertEqual(1, driver.execute_script(
                 'return window.capacityMark;'))
@@ -532,6 +573,7 @@ class TestHorizonPlugin(Browser, base.TestCase):
     def test_admin_sees_every_flavor_gpu_demand_and_worker(self):
         self.login('admin', 'admin/capacity/')
         self.open('admin/capacity/')
+        self.hold()  # the whole test reads the page
         flavors = self.api('/v3/flavors/', 'admin')
         gpus = self.api('/v3/gpus/', 'admin')
         status = self.api('/v3/status', 'admin')
