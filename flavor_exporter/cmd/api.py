@@ -53,7 +53,7 @@ def check(conf):
 
 
 def workers(conf):
-    return conf.api.workers or 2 * (os.cpu_count() or 1)
+    return conf.api.workers or os.cpu_count() or 1
 
 
 @start.command

@@ -36,8 +36,10 @@ opts = [
                 help='The TCP port the API listens on.'),
     cfg.IntOpt('workers', min=1,
                help='Number of API processes of flavor-exporter-api. '
-                    'Default: twice the number of CPUs, which is what '
-                    'measured best for serving cached documents.'),
+                    'Default: the number of CPUs, which measured best '
+                    'for serving cached documents: against twice as '
+                    'many, more requests a second and a shorter tail '
+                    '(doc/source/performance.rst).'),
     cfg.IntOpt('threads', default=2, min=1,
                help='Number of threads running the application in each '
                     'API process (granian\'s blocking threads; '

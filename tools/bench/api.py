@@ -720,7 +720,7 @@ def main(argv=None):
                             ','.join(SERVERS)))
     parser.add_argument('--workers', type=int, default=None,
                         help='server processes (default: as '
-                             'flavor-exporter-api, 2 x CPUs)')
+                             'flavor-exporter-api, the CPUs)')
     parser.add_argument('--threads', type=int, default=None,
                         help='threads per server process (default: as '
                              'flavor-exporter-api, [api] threads)')

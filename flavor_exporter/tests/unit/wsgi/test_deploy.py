@@ -121,7 +121,9 @@ class TestCommand(base.ApiTestCase):
 
     def test_workers(self):
         with mock.patch('os.cpu_count', return_value=3):
-            self.assertEqual(6, cmd_api.workers(self.conf))
+            self.assertEqual(3, cmd_api.workers(self.conf))
+        with mock.patch('os.cpu_count', return_value=None):
+            self.assertEqual(1, cmd_api.workers(self.conf))
         self.flags(group='api', workers=2)
         self.assertEqual(2, cmd_api.workers(self.conf))
 
