@@ -323,9 +323,10 @@ class CloudClient:
     def map(self, function, items, concurrency=None):
         """function(item) for each item, at most max_concurrency at once.
 
-        concurrency: a lower bound of calls at once, if any. The first
-        exception is raised once all calls have ended, so that a failed
-        refresh leaves no calls running behind it.
+        concurrency: at most so many at once instead (a bound below
+        max_concurrency), if given. The first exception is raised once all
+        calls have ended, so that a failed refresh leaves no calls running
+        behind it.
         """
         items = list(items)
         concurrency = concurrency or self._max_concurrency
