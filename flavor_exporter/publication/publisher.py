@@ -122,6 +122,10 @@ class Publisher:
         # servers its parts were hashed onto.
         self._holding = None
         self._ring = None
+        # id(bytes) -> (the bytes, their identity) of the last documents
+        # published: a refresh whose documents did not change hands the
+        # same objects again, whose ~100 MB need not be hashed again.
+        self._identities = {}
 
     def answer_requests(self, name):
         """The mailboxes.AnswerRequests of one kind (a contract name)."""
@@ -188,10 +192,11 @@ class Publisher:
         changed_at = pub.epoch(pub.iso_timestamp(collected_at))
         now = self._clock()
         writes = {}
+        identities = {}
 
         def stored(content, known):
             return self._stored(content, known, changed_at, now, rewrite,
-                                writes)
+                                writes, self._identity(content, identities))
         entries = {name: stored(template,
                                 last.entries.get(name) if last else None)
                    for name, template in documents.items()}
@@ -206,6 +211,7 @@ class Publisher:
             pub.PUBLISHED_AT: round(now, 3),
             pub.MANIFEST: list(manifest)})
         self._swap_pointer(_sequence(base), pointer)
+        self._identities = identities
         self._ring = ring
         self._forget(history, _Generation(pointer, entries))
         LOG.debug('Published generation %d: %d parts written for %d '
@@ -279,13 +285,29 @@ class Publisher:
                      pointer[pub.SEQUENCE], error)
         self._holding = frozenset(written)
 
-    def _stored(self, content, known, changed_at, now, rewrite, writes):
+    def _identity(self, content, identities):
+        """pub.identity(content), remembered in identities.
+
+        Taken from the last publication when content is the very object
+        it published (bytes do not change); held with the object, so that
+        its id is not another's.
+        """
+        held = self._identities.get(id(content))
+        if held is not None and held[0] is content:
+            identity = held[1]
+        else:
+            identity = pub.identity(content)
+        identities[id(content)] = (content, identity)
+        return identity
+
+    def _stored(self, content, known, changed_at, now, rewrite, writes,
+                identity):
         """The Entry of content; the parts to write go into writes.
 
         known: the Entry the same document had in the last generation.
         Unchanged content keeps it, and so its entity tag and time.
+        identity: pub.identity(content).
         """
-        identity = pub.identity(content)
         if known is None or known.identity != identity:
             known = pub.Entry(identity, changed_at, 0)
         elif not (rewrite or self._expiring(known, now)):

@@ -163,10 +163,16 @@ def _usages(body, inventories):
     unused, and counting it free would show a GPU in use as available.
     """
     used = parse_usages(body)
-    missing = sorted(set(inventories) - set(used))
-    if missing:
-        raise _Malformed('no used amount of %s' % ', '.join(missing))
+    _cover(used, inventories)
     return used
+
+
+def _cover(used, inventories):
+    """_Malformed unless used has an amount for every class inventoried."""
+    if used.keys() >= inventories.keys():
+        return
+    missing = sorted(set(inventories) - set(used))
+    raise _Malformed('no used amount of %s' % ', '.join(missing))
 
 
 def parse_traits(body):
@@ -312,6 +318,13 @@ def list_providers(client):
 
 
 @dataclasses.dataclass(frozen=True)
+class _Parsed:
+    """A provider's usages from the allocation candidates, checked."""
+
+    usages: dict
+
+
+@dataclasses.dataclass(frozen=True)
 class _Cached:
     """What is kept of one provider between refreshes.
 
@@ -340,7 +353,8 @@ class Reading:
     """What one refresh learnt of the providers it was asked to read.
 
     Pass it to the next refresh's read_providers as previous once the
-    refresh succeeded, so that a failed one leaves nothing half-updated.
+    refresh succeeded, so that a failed one leaves nothing half-updated;
+    its providers that did not change are then used again.
     """
 
     providers: dict  # uuid -> model.Provider
@@ -540,10 +554,12 @@ def read_providers(client, wanted, previous=None, notices=None,
         answers.setdefault(uuid, {})[what] = body
     for uuid, (usages, traits) in summarized.items():
         got = answers.setdefault(uuid, {})
-        got['usages'] = {'usages': usages}
+        # Whole numbers already (parse_provider_summaries checked them).
+        got['usages'] = _Parsed(usages)
         got['traits'] = traits
 
     providers, unusable, entries = {}, {}, {}
+    last = previous.providers if previous else {}
     fetched = 0
     for summary in wanted:
         got = answers.get(summary.uuid, {})
@@ -567,13 +583,30 @@ def read_providers(client, wanted, previous=None, notices=None,
             # Usages are read every refresh anyway; inventories and traits
             # stay cached when only the usages were unusable.
             try:
-                used = _usages(got['usages'], entry.inventories)
+                used = got['usages']
+                if isinstance(used, _Parsed):
+                    used = used.usages
+                    _cover(used, entry.inventories)
+                else:
+                    used = _usages(used, entry.inventories)
             except _Malformed as exc:
                 problem = 'unusable %s (%s)' % (
                     'allocation candidates summary'
                     if summary.uuid in summarized else 'usages answer', exc)
         if problem is not None:
             unusable[summary.uuid] = problem
+            continue
+        before = last.get(summary.uuid)
+        if (before is not None and before.usages == used
+                and before.generation == summary.generation
+                and before.traits is entry.traits
+                and before.name == summary.name
+                and before.parent_uuid == summary.parent_uuid):
+            # Nothing of it changed: the last refresh's object, which also
+            # makes comparing the snapshot with the last one quick. (The
+            # same traits object is the same cache entry, so the same
+            # inventories: an entry read again has traits of its own.)
+            providers[summary.uuid] = before
             continue
         providers[summary.uuid] = model.Provider(
             uuid=summary.uuid, name=summary.name,

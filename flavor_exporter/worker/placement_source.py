@@ -103,50 +103,83 @@ class PlacementSource(source.Source):
     def _collect(self, client, scope, touched):
         # The usage query depends on nothing read here: asked at once, so
         # that Placement answers it (its largest answer) while this
-        # process reads the listings.
+        # process reads the listings. Nova's listings depend on nothing
+        # Placement says either: asked at once too, beside Placement's
+        # (another service, which answers them meanwhile).
         calls_before = client.call_count
         with concurrent.futures.ThreadPoolExecutor(
-                1, thread_name_prefix='usage-query') as pool:
+                2, thread_name_prefix='collect') as pool:
             usages = pool.submit(
                 placement_providers.read_summaries, client,
                 placement_providers.probe_class_of(self._last_reading),
                 self._notices)
-            # Leaving the block waits for it: no call is left running
+            listings = pool.submit(self._nova_listings, client, scope)
+            # Leaving the block waits for both: no call is left running
             # behind a failed collect.
             return self._collect_with(client, scope, touched, usages.result,
-                                      calls_before)
+                                      listings.result, calls_before)
 
-    def _collect_with(self, client, scope, touched, usage_summaries,
-                      calls_before):
-        problems = []
-        summaries, broken = placement_providers.list_providers(client)
+    def _caps(self):
         # The instance caps (running_vms) and the set checks (what the
         # scheduler weighs) need the compute nodes' own figures.
-        caps = (self._conf.capacity.num_instances_filter
+        return (self._conf.capacity.num_instances_filter
                 or self._conf.capacity.aggregate_num_instances_filter
                 or self._conf.checks.enabled)
+
+    def _nova_listings(self, client, scope):
+        """{name: (listing, its problem lines)} of Nova's listings.
+
+        The hypervisors only when they are read whatever Placement lists
+        (a poll that needs their figures); else the collect decides once
+        it knows the compute nodes.
+        """
+        reads = []
+        if self._caps() and scope is None:
+            reads.append(('hypervisors', {nova_events.USAGES},
+                          lambda problems: self._list_hypervisors(client)))
+        reads += [
+            ('flavors', {nova_events.FLAVORS},
+             lambda problems: self._list_flavors(client, problems)),
+            ('services', {nova_events.SERVICES},
+             lambda problems: census.list_compute_services(client)),
+            ('aggregates', {nova_events.AGGREGATES},
+             lambda problems: nova.list_aggregates(client))]
+        listings = {}
+        for name, parts, read in reads:
+            said = []
+            listings[name] = (self._kept_or_read(name, scope, parts, said,
+                                                 read), said)
+        return listings
+
+    @staticmethod
+    def _list_hypervisors(client):
+        return client.get_all('compute', '/os-hypervisors/detail',
+                              'hypervisors', HYPERVISOR_MICROVERSION)
+
+    def _collect_with(self, client, scope, touched, usage_summaries,
+                      nova_listings, calls_before):
+        problems = []
+        summaries, broken = placement_providers.list_providers(client)
+        caps = self._caps()
+        listings = nova_listings()
         # The hypervisors say which compute node is which host: read again
         # when the compute nodes (root providers) changed, or for their
-        # figures whenever usages are read; polls keep them too otherwise
-        # (the services list says their state).
+        # figures whenever usages are read (_nova_listings did); polls keep
+        # them too otherwise (the services list says their state).
         roots = frozenset(uuid for uuid, summary in summaries.items()
                           if summary.root_uuid == uuid)
-        hypervisors = self._kept_or_read(
-            'hypervisors', None if roots != self._roots or (
-                caps and scope is None) else scope or frozenset(),
-            {nova_events.USAGES} if caps else set(), problems,
-            lambda problems: client.get_all(
-                'compute', '/os-hypervisors/detail', 'hypervisors',
-                HYPERVISOR_MICROVERSION))
-        flavors = self._kept_or_read(
-            'flavors', scope, {nova_events.FLAVORS}, problems,
-            lambda problems: self._list_flavors(client, problems))
-        services = self._kept_or_read(
-            'services', scope, {nova_events.SERVICES}, problems,
-            lambda problems: census.list_compute_services(client))
-        aggregates = self._kept_or_read(
-            'aggregates', scope, {nova_events.AGGREGATES}, problems,
-            lambda problems: nova.list_aggregates(client))
+        if 'hypervisors' in listings:
+            hypervisors, said = listings['hypervisors']
+            problems.extend(said)
+        else:
+            hypervisors = self._kept_or_read(
+                'hypervisors', None if roots != self._roots
+                else scope or frozenset(),
+                {nova_events.USAGES} if caps else set(), problems,
+                lambda problems: self._list_hypervisors(client))
+        flavors, services, aggregates = (
+            problems.extend(listings[name][1]) or listings[name][0]
+            for name in ('flavors', 'services', 'aggregates'))
 
         nodes, hosts, nameless = self._nodes(hypervisors, services,
                                              problems)
@@ -203,9 +236,9 @@ class PlacementSource(source.Source):
         self._roots = roots
         stats = dict(reading.stats,
                      api_calls=client.call_count - calls_before)
-        # What the next refresh needs; the providers are the snapshot's.
-        self._last_reading = dataclasses.replace(reading, providers={},
-                                                 unusable={})
+        # What the next refresh needs (its providers are the snapshot's,
+        # used again where nothing of them changed).
+        self._last_reading = dataclasses.replace(reading, unusable={})
         self.last_stats = stats
         self._warn(problems)
         LOG.info('%(prefix)sPlacement refresh: %(api_calls)d API calls; '
@@ -332,14 +365,17 @@ class PlacementSource(source.Source):
         makes the whole host unreadable: without it the host would count
         less than it holds (or, for a child, hold classes it does not have).
         """
-        unreadable = [
-            _('resource provider %(provider)s: %(why)s')
-            % {'provider': summary.label, 'why': reading.unusable[
-                summary.uuid]}
-            for summary in sorted(members, key=lambda s: s.uuid != root.uuid)
-            if summary.uuid in reading.unusable]
-        if unreadable:
-            return [], '; '.join(unreadable)
+        unusable = reading.unusable
+        if unusable and any(s.uuid in unusable for s in members):
+            return [], '; '.join(
+                _('resource provider %(provider)s: %(why)s')
+                % {'provider': summary.label, 'why': unusable[summary.uuid]}
+                for summary in sorted(members,
+                                      key=lambda s: s.uuid != root.uuid)
+                if summary.uuid in unusable)
+        if len(members) == 1:
+            # A tree of its root alone (most hosts): nothing to order.
+            return [reading.providers[root.uuid]], None
         children = {}
         for summary in members:
             if summary.uuid != root.uuid:
@@ -354,6 +390,8 @@ class PlacementSource(source.Source):
                           key=lambda s: (s.name, s.uuid))
             providers.append(reading.providers[summary.uuid])
             queue.extend(kids)
+        if len(reached) == len(members):
+            return providers, None
         astray = ['%s (parent %s)' % (summary.label, summary.parent_uuid)
                   for summary in sorted(members, key=lambda s: s.uuid)
                   if summary.uuid not in reached]

@@ -32,6 +32,17 @@ server's resources on the next host with room and names it.
 
 Only what the worker uses is implemented; anything else answers 404 (or
 400 for an unsupported query), which a benchmark notices.
+
+Nova's API and Placement's are two services in every deployment, each
+with processes of its own, so one answers while the other is busy: the
+fake serves Placement from a second process (forked once the cloud is
+built, so each holds an equal copy) on a port of its own, which the
+clouds.yaml names as the placement endpoint. A ``/_fake/`` control sent
+to the Nova address is applied by both (churn and boot are
+deterministic, so the copies stay equal), and the stats add up both
+processes' counts and CPU. ``--one-process`` serves both from one event
+loop, where a listing waits while the 8 MB allocation candidates answer
+is built (as the fake did until 2026-12-06).
 """
 
 import argparse
@@ -39,8 +50,10 @@ import asyncio
 import collections
 import itertools
 import json
+import multiprocessing
 import os
 import signal
+import socket
 import time
 import urllib.parse
 
@@ -72,6 +85,11 @@ class FakeCloud:
     def __init__(self, cloud):
         self.cloud = cloud
         self.base_url = None
+        # Where Placement is served, when not at base_url.
+        self.placement_base_url = None
+        # A PlacementProcess serving the same cloud, which the controls
+        # reach too.
+        self.peer = None
         self.stats = collections.Counter()
         self._cpu_since = time.process_time()
         self._rendered = {}
@@ -139,23 +157,33 @@ class FakeCloud:
         return version
 
     def _control(self, method, name):
+        answer = self.control(method, name)
+        if self.peer is not None:
+            other = self.peer.control(method, name)
+            if name == 'stats':
+                answer = dict(collections.Counter(answer) + collections.Counter(
+                    other), cpu_seconds=round(
+                        answer['cpu_seconds'] + other['cpu_seconds'], 3))
+        return self._json(answer)
+
+    def control(self, method, name):
+        """The answer (a dict) of one /_fake/ control, in this process."""
         self.stats['control'] += 1
         if method == 'POST' and name == 'churn':
             moved = self.cloud.churn()
             self._rendered.clear()
-            return self._json({'generations_moved': len(moved)})
+            return {'generations_moved': len(moved)}
         if method == 'POST' and name == 'boot':
             host = self._boot_somewhere()
             self._rendered.clear()
-            return self._json({'host': host.name, 'node': host.node})
+            return {'host': host.name, 'node': host.node}
         if method == 'GET' and name == 'stats':
-            return self._json(dict(
-                self.stats, cpu_seconds=round(
-                    time.process_time() - self._cpu_since, 3)))
+            return dict(self.stats, cpu_seconds=round(
+                time.process_time() - self._cpu_since, 3))
         if method == 'POST' and name == 'reset-stats':
             self.stats.clear()
             self._cpu_since = time.process_time()
-            return self._json({})
+            return {}
         raise HttpError(404, 'no control %s %s' % (method, name))
 
     def _boot_somewhere(self):
@@ -482,21 +510,86 @@ async def _serve_connection(fake, reader, writer):
         writer.close()
 
 
+class PlacementProcess:
+    """Placement's API served by a forked copy of a FakeCloud.
+
+    Made before any thread or event loop of this process: the child is a
+    fork. It serves sock until this end of its pipe closes, and applies
+    the controls sent through it.
+    """
+
+    def __init__(self, fake, sock):
+        here, there = multiprocessing.Pipe()
+        pid = os.fork()
+        if pid == 0:  # the child
+            here.close()
+            _serve_placement(fake, sock, there)
+        there.close()
+        self.pid = pid
+        self._end = here
+
+    def control(self, method, name):
+        """FakeCloud.control in the child; HttpError as it raised it."""
+        self._end.send((method, name))
+        answer = self._end.recv()
+        if isinstance(answer, tuple):
+            raise HttpError(*answer)
+        return answer
+
+    def close(self):
+        self._end.close()
+        os.waitpid(self.pid, 0)
+
+
+def _serve_placement(fake, sock, end):
+    """The Placement process's life; it ends with its parent's end."""
+    # Signals stop the parent (the benchmark's terminate, a ^C); the
+    # parent's end closing stops this one.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    fake.stats.clear()
+    fake._cpu_since = time.process_time()
+
+    async def run():
+        stop = asyncio.Event()
+
+        def control():
+            try:
+                method, name = end.recv()
+            except EOFError:
+                stop.set()
+                asyncio.get_running_loop().remove_reader(end.fileno())
+                return
+            try:
+                end.send(fake.control(method, name))
+            except HttpError as exc:
+                end.send((exc.status, str(exc)))
+        asyncio.get_running_loop().add_reader(end.fileno(), control)
+        await serve(fake, stop=stop, sock=sock)
+
+    try:
+        asyncio.run(run())
+    finally:
+        os._exit(0)
+
+
 def clouds_yaml(fake, name='fakecloud'):
     """clouds.yaml content (a dict) pointing openstacksdk at the fake."""
     compute_url = fake.base_url + COMPUTE
+    placement_url = (fake.placement_base_url or fake.base_url) + PLACEMENT
     return {'clouds': {name: {
         'auth_type': 'admin_token',
         'auth': {'endpoint': compute_url, 'token': 'admin'},
         'compute_endpoint_override': compute_url,
-        'placement_endpoint_override': fake.base_url + PLACEMENT,
+        'placement_endpoint_override': placement_url,
         'region_name': 'RegionOne'}}}
 
 
-async def serve(fake, port=0, ready=None, stop=None):
+async def serve(fake, port=0, ready=None, stop=None, sock=None):
     """Serve on 127.0.0.1 until stop (an asyncio.Event) is set.
 
-    ready(fake) is called once listening.
+    ready(fake) is called once listening. sock: a listening socket
+    (listen()) to serve instead of a new one on port.
     """
     connections = set()
 
@@ -508,10 +601,13 @@ async def serve(fake, port=0, ready=None, stop=None):
         finally:
             connections.discard(entry)
 
-    server = await asyncio.start_server(connection, '127.0.0.1', port,
-                                        backlog=256)
-    fake.base_url = 'http://127.0.0.1:%d' % (
-        server.sockets[0].getsockname()[1])
+    if sock is None:
+        server = await asyncio.start_server(connection, '127.0.0.1', port,
+                                            backlog=256)
+        fake.base_url = 'http://127.0.0.1:%d' % (
+            server.sockets[0].getsockname()[1])
+    else:
+        server = await asyncio.start_server(connection, sock=sock)
     if ready:
         ready(fake)
     stop = stop or asyncio.Event()
@@ -524,6 +620,15 @@ async def serve(fake, port=0, ready=None, stop=None):
         writer.close()
     await asyncio.gather(*(task for task, _ in entries),
                          return_exceptions=True)
+
+
+def listen(port=0):
+    """A socket listening on 127.0.0.1 (port 0: a free one) and its URL."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(('127.0.0.1', port))
+    sock.listen(256)
+    return sock, 'http://127.0.0.1:%d' % sock.getsockname()[1]
 
 
 def _write(path, data):
@@ -545,16 +650,26 @@ def main(argv=None):
     parser.add_argument('--clouds-yaml',
                         help='write a clouds.yaml (cloud "fakecloud") here '
                              '(JSON, which YAML readers accept)')
+    parser.add_argument('--one-process', action='store_true',
+                        help='serve Placement from the Nova process too '
+                             '(one event loop for both)')
     parser.add_argument('--ready-file',
                         help='write the URLs here (JSON) once listening')
     args = parser.parse_args(argv)
     cloud = synthetic_cloud.Cloud(args.hosts, args.flavors, args.seed)
     fake = FakeCloud(cloud)
+    # Both listening before the fork: each copy writes both addresses.
+    sock, fake.base_url = listen(args.port)
+    if not args.one_process:
+        placement_sock, fake.placement_base_url = listen()
+        fake.peer = PlacementProcess(fake, placement_sock)
+        placement_sock.close()
 
     def ready(fake):
         info = {'base_url': fake.base_url,
                 'compute_url': fake.base_url + COMPUTE,
-                'placement_url': fake.base_url + PLACEMENT,
+                'placement_url': (fake.placement_base_url
+                                  or fake.base_url) + PLACEMENT,
                 'hosts': len(cloud.hosts), 'flavors': len(cloud.flavors),
                 'providers': len(cloud.providers),
                 'servers': len(cloud.servers), 'pid': os.getpid(),
@@ -571,9 +686,13 @@ def main(argv=None):
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
-        await serve(fake, args.port, ready, stop)
+        await serve(fake, ready=ready, stop=stop, sock=sock)
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    finally:
+        if fake.peer is not None:
+            fake.peer.close()
 
 
 if __name__ == '__main__':
