@@ -529,6 +529,35 @@ class TestTrees(PlacementSourceTestCase):
                          gpu.providers[0].usages)
         self.assertEqual({'VGPU': 0}, gpu.providers[1].usages)
 
+    def test_unchanged_providers_are_the_last_collects_objects(self):
+        # What keeps a warm refresh cheap: nothing is made again of a
+        # provider whose generation and usages stayed, and comparing the
+        # snapshots finds the same objects.
+        first = self.collect()
+        before = {p.uuid: p for h in first.hosts for p in h.providers}
+        self.cloud.providers[self.vgpu_a]['usages'] = {'VGPU': 1}
+        self.cloud.providers[self.dev_b]['traits'] = ['CUSTOM_NEW']
+        self.cloud.bump(self.dev_b)
+        second = self.collect()
+        after = {p.uuid: p for h in second.hosts for p in h.providers}
+        self.assertEqual(set(before), set(after))
+        for uuid in set(before) - {self.vgpu_a, self.dev_b}:
+            self.assertIs(before[uuid], after[uuid])
+        self.assertIsNot(before[self.vgpu_a], after[self.vgpu_a])
+        self.assertEqual({'VGPU': 4}, before[self.vgpu_a].usages)
+        self.assertEqual({'VGPU': 1}, after[self.vgpu_a].usages)
+        self.assertIsNot(before[self.dev_b], after[self.dev_b])
+        self.assertEqual(frozenset(['CUSTOM_NEW']), after[self.dev_b].traits)
+        self.assertEqual(before[self.dev_b].generation + 1,
+                         after[self.dev_b].generation)
+        # A source of its own (a new leader) makes every object anew, the
+        # same figures.
+        other = placement_source.PlacementSource(self.conf).collect(
+            self.client)
+        fresh = {p.uuid: p for h in other.hosts for p in h.providers}
+        self.assertEqual(after, fresh)
+        self.assertFalse(any(fresh[uuid] is after[uuid] for uuid in fresh))
+
     def test_calls_do_not_grow_with_flavors(self):
         first = self.collect().api_calls
         for i in range(500):
