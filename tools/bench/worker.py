@@ -33,6 +33,10 @@ sends a share of a large batch of GETs (get_process), the API calls,
 the providers read from Placement and taken from the shared cache, and
 the peak RSS of this process (which does nothing else).
 
+The fake cloud serves Placement from a process of its own, as any
+deployment does (fakecloud.py); --fake-one-process serves both from one
+event loop, as the fake did before 2026-12-06.
+
     python -m tools.bench.worker [--hosts 10000] [--flavors 1000]
 """
 
@@ -147,15 +151,20 @@ def main(argv=None):
     parser.add_argument('--hosts', type=int, default=10000)
     parser.add_argument('--flavors', type=int, default=1000)
     parser.add_argument('--output', default='bench-results/worker.json')
+    parser.add_argument('--fake-one-process', action='store_true',
+                        help="fakecloud answers Nova's and Placement's "
+                             'calls from one event loop (before 2026-12-06)')
     args = parser.parse_args(argv)
     memcached = loopback.MemcachedFixture(memory_mb=2048,
                                           max_item_size='1m')
     memcached.setUp()
     try:
         with tempfile.TemporaryDirectory() as workdir:
-            with collect.FakeCloudProcess(workdir, args.hosts,
-                                          args.flavors) as fake:
+            with collect.FakeCloudProcess(
+                    workdir, args.hosts, args.flavors,
+                    one_process=args.fake_one_process) as fake:
                 found = {'hosts': args.hosts, 'flavors': args.flavors,
+                         'fake_one_process': args.fake_one_process,
                          'providers': fake.info['providers'],
                          'load_average': os.getloadavg()[0]}
                 found.update(figures(fake, memcached))
