@@ -51,8 +51,8 @@ class FakeCloudProcess:
     """fakecloud in its own interpreter, stopped when the bench ends."""
 
     def __init__(self, workdir, hosts, flavors, one_process=False):
-        """one_process: fakecloud's --one-process (Nova and Placement
-        answered from one event loop)."""
+        # one_process: fakecloud's --one-process (Nova and Placement
+        # answered from one event loop).
         self.ready_file = os.path.join(workdir, 'ready.json')
         self.clouds_yaml = os.path.join(workdir, 'clouds.yaml')
         self.argv = [sys.executable, '-m', 'tools.bench.fakecloud',

@@ -161,9 +161,10 @@ class FakeCloud:
         if self.peer is not None:
             other = self.peer.control(method, name)
             if name == 'stats':
-                answer = dict(collections.Counter(answer) + collections.Counter(
-                    other), cpu_seconds=round(
-                        answer['cpu_seconds'] + other['cpu_seconds'], 3))
+                both = collections.Counter(answer) + collections.Counter(
+                    other)
+                answer = dict(both, cpu_seconds=round(
+                    answer['cpu_seconds'] + other['cpu_seconds'], 3))
         return self._json(answer)
 
     def control(self, method, name):
