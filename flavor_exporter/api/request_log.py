@@ -27,8 +27,10 @@ and converting the time, per line. When every handler the line goes to is
 one oslo.log sets up by default (log_file, use_stderr, stdout: a plain
 stream or file handler with a ContextFormatter, no filter) and its format
 names only values made here, this module makes the values ContextFormatter
-would put in the line (the options read and the timestamp text made once a
-second, only the context values the format names) and writes the text as
+would put in the line (the options read, the handlers found and the
+timestamp text made once a second and kept while the loggers' handlers are
+the same; only the context values the format names, read at once; the
+message's values written straight into the line) and writes the text as
 the handler's emit() does, under its lock, a batch of lines at a time
 from a thread of its own (_Writer: up to 50 ms later). Otherwise
 (syslog, journal, rotating files, colours, JSON, a log_config_append
@@ -149,9 +151,9 @@ class RequestLog:
         # What oslo.log's adapter puts in each record of LOG.info() (project,
         # version, extra_keys): JSONFormatter, for one, reads it.
         self._extra = LOG.process(_MESSAGE, {})[1]['extra']
-        # ContextFormatter -> its _Lines of the second (and process) in
-        # _when: a changed option or formatter is followed within a second.
-        self._lines = {}
+        # _route()'s answer for the second, process and handlers in _when:
+        # a changed option or formatter is followed within a second.
+        self._route_found = None
         self._when = None
 
     def answered(self, environ, status, length, seconds):
@@ -166,20 +168,22 @@ class RequestLog:
         method = environ.get('REQUEST_METHOD', '-')
         args = (environ.get('REMOTE_ADDR', '-'),
                 method if method in _METHODS else loggable(method),
-                uri(environ), status.split(None, 1)[0], length, seconds)
+                uri(environ), status[:3], length, seconds)
         created, msecs = _clock()
-        handlers = self._handlers(created)
-        if handlers is not None:
-            message = _MESSAGE % args
+        route = self._route(created)
+        if route is not None:
+            handlers, formats = route
             context = context_utils.get_current()
             try:
-                texts = [lines.format(created, msecs, message, context)
-                         for _, lines in handlers]
+                # One handler, as oslo.log sets up: no list comprehension.
+                texts = ([formats[0].format(created, msecs, args, context)]
+                         if len(formats) == 1 else
+                         [lines.format(created, msecs, args, context)
+                          for lines in formats])
             except Exception:
                 texts = [None]  # the formatter says what is wrong, below
             if None not in texts:
-                for (handler, _), text in zip(handlers, texts):
-                    _WRITER.write(handler, text)
+                _WRITER.write(handlers, texts)
                 return
         self._logger.handle(self._record(args))
 
@@ -192,41 +196,48 @@ class RequestLog:
             caller.f_lineno, _MESSAGE, args, None, caller.f_code.co_name,
             self._extra)
 
-    def _handlers(self, created):
-        """[(handler, _Lines)] the line goes to, or None.
+    def _route(self, created):
+        """(handlers, their _Lines) the line goes to, or None.
 
         Found as Logger.callHandlers() finds them; None if a handler or a
-        filter is to see the record, or there is no handler at all.
+        filter is to see the record, or there is no handler at all. Kept
+        for the second while the loggers' handlers are the same ones (a
+        handler's own level, filters or formatter set anew are followed
+        from the next second).
         """
         logger = self._logger
-        if logger.disabled or logger.filters:
-            return None
-        when = (int(created), _PROCESS.id, logging.logProcesses)
-        if when != self._when:
-            self._lines, self._when = {}, when
-        found = []
-        every = 0
+        every = ()
         current = logger
         while current:
-            for handler in current.handlers:
-                every += 1
-                if logging.INFO < handler.level:
-                    continue
-                formatter = handler.formatter
-                if (type(handler) not in _STREAMS or handler.filters
-                        or handler.stream is None
-                        or type(formatter) is not formatters.ContextFormatter):
-                    return None
-                lines = self._lines.get(formatter)
-                if lines is None:
-                    try:
-                        lines = _Lines(formatter, logger.name, created)
-                    except Exception:
-                        return None  # the formatter says what is wrong
-                    self._lines[formatter] = lines
-                found.append((handler, lines))
+            every += tuple(current.handlers)
             current = current.parent if current.propagate else None
-        return found if every else None  # None: logging's last resort
+        when = (int(created), _PROCESS.id, logging.logProcesses, every,
+                logger.disabled, bool(logger.filters))
+        if when != self._when:
+            self._route_found = self._found(logger, every, created)
+            self._when = when
+        return self._route_found
+
+    def _found(self, logger, every, created):
+        if logger.disabled or logger.filters or not every:
+            return None  # not every: logging's last resort
+        handlers, lines_of = [], {}
+        for handler in every:
+            if logging.INFO < handler.level:
+                continue
+            formatter = handler.formatter
+            if (type(handler) not in _STREAMS or handler.filters
+                    or handler.stream is None
+                    or type(formatter) is not formatters.ContextFormatter):
+                return None
+            if formatter not in lines_of:
+                try:
+                    lines_of[formatter] = _Lines(formatter, logger.name,
+                                                 created)
+                except Exception:
+                    return None  # the formatter says what is wrong
+            handlers.append(handler)
+        return handlers, [lines_of[handler.formatter] for handler in handlers]
 
 
 class _Writer:
@@ -255,10 +266,11 @@ class _Writer:
         self._flushing = threading.Lock()
         atexit.register(self.flush)
 
-    def write(self, handler, text):
+    def write(self, handlers, texts):
+        """Queue texts[i] for handlers[i]."""
         if self._pid != _PROCESS.id:
             self._start()
-        self._pending.append((handler, text))
+        self._pending.append((handlers, texts))
         if not self._wake.is_set():
             self._wake.set()
 
@@ -288,10 +300,11 @@ class _Writer:
             batches = {}
             while True:
                 try:
-                    handler, text = self._pending.popleft()
+                    handlers, texts = self._pending.popleft()
                 except IndexError:
                     break
-                batches.setdefault(handler, []).append(text)
+                for handler, text in zip(handlers, texts):
+                    batches.setdefault(handler, []).append(text)
             for handler, texts in batches.items():
                 _write(handler, texts)
 
@@ -331,13 +344,16 @@ class _Format:
         self.instance = 'instance' in self.names
         # Made here: the values of _RECORD, _ADDED and _CONTEXT; msecs as
         # an integer (LogRecord's is a fraction in Python 3.10); asctime
-        # when it is the strftime() of the second; no '%' but the fields'.
+        # when it is the strftime() of the second; no '%' but the fields';
+        # the message as it is (_Template writes _MESSAGE in its place).
         self.ours = (
             self.names <= _RECORD | _ADDED | _CONTEXT.keys()
             and all(spec[-1] in 'diu' for name, spec in fields
                     if name == 'msecs')
             and (per_second or 'asctime' not in self.names)
-            and '%' not in _FIELDS.sub('', fmt))
+            and '%' not in _FIELDS.sub('', fmt)
+            and all(spec == 's' for name, spec in fields
+                    if name == 'message'))
         # ContextFormatter: '-' when the format names it, '' at INFO.
         self.error_summary = '-' if '%(error_summary)s' in fmt else ''
 
@@ -354,21 +370,26 @@ class _Format:
 class _Template:
     """A format with its second's values in and positional fields left.
 
-    The fields left are among _PER_LINE and the context's values read
-    (``wanted``, in that order): pick() takes them, in the format's order,
-    from the tuple of both, and ``text % pick(line)`` is the line (one
-    '%' operation, no dictionary per line).
+    The fields left are among _PER_LINE, the message's arguments and the
+    context's values read (``wanted``, in that order): pick() takes them,
+    in the format's order, from the tuple of all three, and
+    ``text % pick(line)`` is the line (one '%' operation, no dictionary
+    and no message string per line: _MESSAGE stands in the message's
+    place, its fields in the line's).
     """
 
     def __init__(self, fmt, written, wanted):
         self.instance = fmt.instance
-        order = _PER_LINE + wanted
+        order = _PER_LINE + _MESSAGE_ARGS + wanted
         positions = []
 
         def field(found):
             name, spec = found.groups()
             if not name:
                 return found.group()  # '%%'
+            if name == 'message':
+                positions.extend(order.index(arg) for arg in _MESSAGE_ARGS)
+                return _MESSAGE
             positions.append(order.index(name))
             return '%' + spec
         self.text = _FIELDS.sub(field, written)
@@ -380,8 +401,11 @@ class _Template:
             self.pick = lambda line: ()
 
 
-# The values of a line made per line, in the order _Template reads them.
-_PER_LINE = ('created', 'msecs', 'message', 'instance', 'user_identity')
+# The values of a line made per line, in the order _Template reads them,
+# then _MESSAGE's arguments.
+_PER_LINE = ('created', 'msecs', 'instance', 'user_identity')
+_MESSAGE_ARGS = ('-remote', '-method', '-uri', '-status', '-length',
+                 '-seconds')
 
 
 class _Dashes(dict):
@@ -425,20 +449,19 @@ class _Lines:
         if per_second:
             self._first['asctime'] = formatter.formatTime(
                 types.SimpleNamespace(created=created), formatter.datefmt)
-        # The context's values read per line: those the formats name, and
-        # the ids (request_id chooses the format); and those user_identity
-        # names, which key its texts. get_logging_values()' other two keys
-        # are no plain attributes.
+        # The context's values read per line, in one attrgetter call: those
+        # the formats name, and the ids (request_id chooses the format);
+        # then those user_identity names, which key its texts.
+        # get_logging_values()' other two keys are no plain attributes.
         self._wanted = tuple(sorted(
             (self._with_context.names | self._without.names
              | {'request_id', 'global_request_id'}) & _CONTEXT.keys()))
-        self._read = operator.attrgetter(
-            *(_CONTEXT[key] for key in self._wanted))
         identity = {name for name, _ in _FIELDS.findall(self._identity)}
         self._readable = not identity & {'auth_token', 'user_identity'}
         self._identity_names = tuple(sorted(identity & _CONTEXT.keys()))
-        self._identity_key = operator.attrgetter(
-            'request_id', *(_CONTEXT[key] for key in self._identity_names))
+        self._read = operator.attrgetter(
+            *(_CONTEXT[key] for key in self._wanted + self._identity_names))
+        self._identity_at = len(self._wanted)
         self._identities = {}
         # The formats with this second's values written in: without a
         # context; with a RequestContext, whose values are the request's.
@@ -457,29 +480,33 @@ class _Lines:
             for fmt in (self._without, self._with_context)]
         self._request_id_at = self._wanted.index('request_id')
 
-    def format(self, created, msecs, message, context):
-        """The line's text, or None: the handler is to format the record."""
+    def format(self, created, msecs, args, context):
+        """The line's text, or None: the handler is to format the record.
+
+        args: _MESSAGE's.
+        """
         if not context:
             if not self._without.ours:
                 return None
             return self._plain % {
-                'created': created, 'msecs': msecs, 'message': message}
+                'created': created, 'msecs': msecs,
+                'message': _MESSAGE % args}
         if type(context) is not context_utils.RequestContext or (
                 not self._readable):
-            return self._any_context(created, msecs, message, context)
+            return self._any_context(created, msecs, _MESSAGE % args,
+                                     context)
         read = self._read(context)
         template = self._templates[bool(read[self._request_id_at])]
         if template is None:
             return None
-        # Without the request id, the first value: a tuple in any case.
-        key = self._identity_key(context)[1:]
+        key = read[self._identity_at:]
         identity = self._identities.get(key)
         if identity is None:
             identity = self._identities[key] = self._identity % _Dashes(
                 zip(self._identity_names, key))
         instance = self._instance_of(context) if template.instance else ''
         return template.text % template.pick(
-            (created, msecs, message, instance, identity) + read)
+            (created, msecs, instance, identity) + args + read)
 
     def _any_context(self, created, msecs, message, context):
         # Another class of context, or a user_identity naming a value that

@@ -356,6 +356,38 @@ class TestLine(RequestLogTestCase):
         request_log.RequestLog().answered(ENVIRON, '200 OK', '-', 0.1)
         self.assertEqual(3, len(self.written(handler)))
 
+    def test_handlers_changed_within_the_second(self):
+        # The handlers found are kept for the second (time is frozen
+        # here), but not past a change of the loggers' handlers.
+        log = request_log.RequestLog()
+        first, second, parent = self.stream(), self.stream(), self.stream()
+        self.logger.handlers = [first]
+        log.log(ENVIRON, '200 OK', '1', 0.1)
+        self.logger.handlers = [second]
+        log.log(ENVIRON, '200 OK', '2', 0.1)
+        self.logger.addHandler(first)
+        log.log(ENVIRON, '200 OK', '3', 0.1)
+        self.logger.removeHandler(second)
+        log.log(ENVIRON, '200 OK', '4', 0.1)
+        self.logger.parent.addHandler(parent)
+        self.addCleanup(self.logger.parent.removeHandler, parent)
+        self.logger.propagate = True
+        log.log(ENVIRON, '200 OK', '5', 0.1)
+        self.logger.handlers = []
+        self.logger.propagate = False
+        with mock.patch.object(logging, 'lastResort', self.stream()) as last:
+            log.log(ENVIRON, '200 OK', '6', 0.1)
+
+        def lengths(handler):
+            # Sorted: a line the logger handles (the root's handlers are
+            # the test runner's here) is written before those queued.
+            return sorted(re.search(r'len: (\d+)', line).group(1)
+                          for line in self.written(handler))
+        self.assertEqual(['1', '3', '4', '5'], lengths(first))
+        self.assertEqual(['2', '3'], lengths(second))
+        self.assertEqual(['5'], lengths(parent))
+        self.assertEqual(['6'], lengths(last))
+
     def test_threads_write_whole_lines(self):
         path = os.path.join(self.useFixture(
             fixtures.TempDir()).path, 'api.log')
