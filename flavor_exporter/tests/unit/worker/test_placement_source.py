@@ -24,6 +24,7 @@ import copy
 import json
 import logging
 import os
+import threading
 from unittest import mock
 import uuid as uuid_mod
 
@@ -528,6 +529,30 @@ class TestTrees(PlacementSourceTestCase):
         self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
                          gpu.providers[0].usages)
         self.assertEqual({'VGPU': 0}, gpu.providers[1].usages)
+
+    def test_nova_is_asked_without_waiting_for_placement(self):
+        # Nova and Placement are services of their own: Nova's listings
+        # are asked while Placement builds its answers. Here Placement's
+        # listing is answered only once Nova was asked for all of them.
+        self.flags(group='checks', enabled=True)  # a poll lists hypervisors
+        asked = {path: threading.Event() for path in (
+            '/os-hypervisors/detail', '/flavors/detail', '/os-services',
+            '/os-aggregates')}
+        waited = []
+
+        def answer(service, path, params):
+            if path in asked:
+                asked[path].set()
+            if path == '/resource_providers':
+                waited.append(all(event.wait(5) for event in asked.values()))
+            return self.cloud.answer(service, path, params)
+        self.client = fakes.FakeClient(answer=answer)
+        snapshot = self.collect()
+        self.assertEqual([True], waited)
+        self.assertEqual(['gpu1', 'pci1'],
+                         sorted(host.name for host in snapshot.hosts
+                                if not host.unreadable))
+        self.assertEqual([], snapshot.problems)
 
     def test_unchanged_providers_are_the_last_collects_objects(self):
         # What keeps a warm refresh cheap: nothing is made again of a
