@@ -55,8 +55,15 @@ key_repository = {workdir}/credential-keys
 [token]
 provider = fernet
 [cache]
-enabled = false
+enabled = true
+backend = oslo_cache.dict
 """
+# [cache]: as deployers run Keystone, with its cache (one process here, so
+# an in-memory one, invalidated by the writes it sees). Without it every
+# request validated its caller's token in SQL, role assignments and all:
+# Nova's unified-limits lookups and the oracle's polls made Keystone take
+# 3.4 s of CPU per server booted as a member (1.2 s as the admin); with
+# it, 0.3 s and 0.05 s.
 
 
 class _QuietHandler(simple_server.WSGIRequestHandler):
