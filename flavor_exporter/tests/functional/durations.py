@@ -15,11 +15,12 @@
 """How long each functional test class takes, for stestr's scheduler.
 
 stestr gives each worker whole test classes (``.stestr.conf``). With the
-tests' times in its repository it hands out the longest class first, each
+tests' times in its repository it deals out the longest class first, each
 to the worker with the least work so far; without them (a fresh clone, as
 in CI) it deals the classes out in turns in name order. On two workers that
 gave one of them about twice the other's work (5,400 against 2,600 test
 seconds for ``functional``), and the other core idled for the difference.
+(A worker still runs its classes in name order.)
 
 Before an env's first run, tox seeds its new repository with the figures
 below: ``python -m flavor_exporter.tests.functional.durations REPO``
