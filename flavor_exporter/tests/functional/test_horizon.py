@@ -496,7 +496,8 @@ class TestHorizonPlugin(Browser, base.TestCase):
             oracle.delete_servers(admin, [server])
             # As the other tests found it.
             self._until(lambda: available()[1] == before, WAIT)
-        WebDriverWait(driver, 4 * REFRESH + WAIT).until(
+        WebDriverWait(driver, 4 * REFRESH + WAIT, ignored_exceptions=(
+            sel_exc.StaleElementReferenceException,)).until(
             lambda d: shown() == str(before))
 
     def test_check_form_answers_as_the_api(self):
