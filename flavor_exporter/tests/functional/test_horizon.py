@@ -185,12 +185,10 @@ class Browser:
         and makes the elements read before it stale.
         """
         self.hold()
-        for _ in range(4):
-            try:
-                return what()
-            except sel_exc.StaleElementReferenceException:
-                time.sleep(0.5)
-        return what()
+        # what() returns a tuple: true, so until() hands it back.
+        return WebDriverWait(self.driver, WAIT, ignored_exceptions=(
+            sel_exc.StaleElementReferenceException,)).until(
+            lambda driver: what())
 
     def rows(self, table_id, key):
         """{data-key value: row element} of a table on the page."""
