@@ -47,6 +47,7 @@ import atexit
 import collections
 import logging
 import logging.handlers
+import math
 import operator
 import os
 import re
@@ -103,16 +104,19 @@ _BLANKS = ('color', 'user_identity', 'resource', 'user_name',
 # A format's named fields (name, conversion spec), and its '%%'.
 _FIELDS = re.compile(r'%\((\w+)\)([#0 +-]*\d*(?:\.\d*)?[hlL]?[a-zA-Z%])|%%')
 
+# LogRecord's created, its second and msecs for a record made now; msecs
+# an int (the formats made here print it with a 'd' conversion), without
+# the float and int conversions a whole request uses nowhere else.
 if sys.version_info >= (3, 13):
     def _clock():
-        """LogRecord's created and msecs for a record made now."""
         now = time.time_ns()
-        return now / 1e9, (now % 1_000_000_000) // 1_000_000 + 0.0
+        created = now / 1e9
+        return created, int(created), now % 1_000_000_000 // 1_000_000
 else:
     def _clock():
-        """LogRecord's created and msecs for a record made now."""
-        now = time.time()
-        return now, int((now - int(now)) * 1000) + 0.0
+        created = time.time()
+        fraction, second = math.modf(created)
+        return created, int(second), int(fraction * 1000.0)
 
 
 def loggable(text):
@@ -151,10 +155,7 @@ class RequestLog:
         # What oslo.log's adapter puts in each record of LOG.info() (project,
         # version, extra_keys): JSONFormatter, for one, reads it.
         self._extra = LOG.process(_MESSAGE, {})[1]['extra']
-        # _route()'s answer for the second, process and handlers in _when:
-        # a changed option or formatter is followed within a second.
-        self._route_found = None
-        self._when = None
+        self._route = None
 
     def answered(self, environ, status, length, seconds):
         """Log an answer (status: '200 OK'; length: Content-Length or '-')."""
@@ -163,29 +164,20 @@ class RequestLog:
 
     def log(self, environ, status, length, seconds):
         """Log the answer's line, whatever its status."""
-        if not self._logger.isEnabledFor(logging.INFO):
+        logger = self._logger
+        if not logger.isEnabledFor(logging.INFO):
             return
         method = environ.get('REQUEST_METHOD', '-')
         args = (environ.get('REMOTE_ADDR', '-'),
                 method if method in _METHODS else loggable(method),
                 uri(environ), status[:3], length, seconds)
-        created, msecs = _clock()
-        route = self._route(created)
-        if route is not None:
-            handlers, formats = route
-            context = context_utils.get_current()
-            try:
-                # One handler, as oslo.log sets up: no list comprehension.
-                texts = ([formats[0].format(created, msecs, args, context)]
-                         if len(formats) == 1 else
-                         [lines.format(created, msecs, args, context)
-                          for lines in formats])
-            except Exception:
-                texts = [None]  # the formatter says what is wrong, below
-            if None not in texts:
-                _WRITER.write(handlers, texts)
-                return
-        self._logger.handle(self._record(args))
+        created, second, msecs = _clock()
+        route = self._route
+        if route is None or not route.holds(logger, second):
+            route = self._route = _Route(logger, created)
+        if route.outputs is None or not route.queued(
+                created, msecs, args, context_utils.get_current()):
+            logger.handle(self._record(args))
 
     def _record(self, args):
         """The record LOG.info(_MESSAGE, *args) makes, called from here."""
@@ -196,32 +188,51 @@ class RequestLog:
             caller.f_lineno, _MESSAGE, args, None, caller.f_code.co_name,
             self._extra)
 
-    def _route(self, created):
-        """(handlers, their _Lines) the line goes to, or None.
 
-        Found as Logger.callHandlers() finds them; None if a handler or a
-        filter is to see the record, or there is no handler at all. Kept
-        for the second while the loggers' handlers are the same ones (a
-        handler's own level, filters or formatter set anew are followed
-        from the next second).
-        """
-        logger = self._logger
-        every = ()
+class _Route:
+    """Where a second's lines of a logger go, while its handlers stay.
+
+    outputs: for each handler the line goes to (found as
+    Logger.callHandlers() finds them), its _Lines and the append of its
+    queue; None if a handler or a filter is to see the record, or there
+    is no handler at all (the logger then handles a record). A handler's
+    own level, filters or formatter set anew are followed from the next
+    second; a handler added or removed, at once.
+    """
+
+    def __init__(self, logger, created):
+        self.second = int(created)
+        self.process = _PROCESS.id
+        self.log_processes = logging.logProcesses
+        self.disabled = logger.disabled
+        self.filters = list(logger.filters)
+        # The handler lists of the logger and the parents it propagates to.
+        self.chain = []
         current = logger
         while current:
-            every += tuple(current.handlers)
+            self.chain.append(list(current.handlers))
             current = current.parent if current.propagate else None
-        when = (int(created), _PROCESS.id, logging.logProcesses, every,
-                logger.disabled, bool(logger.filters))
-        if when != self._when:
-            self._route_found = self._found(logger, every, created)
-            self._when = when
-        return self._route_found
+        self.outputs = self._outputs(logger, created)
 
-    def _found(self, logger, every, created):
+    def holds(self, logger, second):
+        """Whether the route is the one to take now."""
+        if (second != self.second or self.process != _PROCESS.id
+                or self.log_processes != logging.logProcesses
+                or self.disabled != logger.disabled
+                or self.filters != logger.filters):
+            return False
+        current = logger
+        for handlers in self.chain:
+            if current is None or current.handlers != handlers:
+                return False
+            current = current.parent if current.propagate else None
+        return current is None
+
+    def _outputs(self, logger, created):
+        every = [handler for handlers in self.chain for handler in handlers]
         if logger.disabled or logger.filters or not every:
             return None  # not every: logging's last resort
-        handlers, lines_of = [], {}
+        outputs, lines_of = [], {}
         for handler in every:
             if logging.INFO < handler.level:
                 continue
@@ -236,77 +247,107 @@ class RequestLog:
                                                  created)
                 except Exception:
                     return None  # the formatter says what is wrong
-            handlers.append(handler)
-        return handlers, [lines_of[handler.formatter] for handler in handlers]
+            outputs.append((lines_of[formatter], _WRITER.queue(handler)))
+        return outputs
+
+    def queued(self, created, msecs, args, context):
+        """Whether the line is queued for every handler (else for none).
+
+        args: _MESSAGE's.
+        """
+        outputs = self.outputs
+        try:
+            if len(outputs) == 1:  # as oslo.log sets up: one handler
+                lines, queue = outputs[0]
+                text = lines.format(created, msecs, args, context)
+                if text is None:
+                    return False
+                queue(text)
+            else:
+                texts = [lines.format(created, msecs, args, context)
+                         for lines, _ in outputs]
+                if None in texts:
+                    return False
+                for (_, queue), text in zip(outputs, texts):
+                    queue(text)
+        except Exception:
+            return False  # the formatter says what is wrong, to the record
+        _WRITER.wake()
+        return True
 
 
 class _Writer:
     """Writes the fast path's lines to their handlers, a batch at a time.
 
-    A line costs the request its formatting and an append; a thread of
-    the process writes what gathered within INTERVAL seconds, as each
-    handler's emit() would (under its lock, a moved file reopened first),
-    in one write and one flush per handler. Per line, those system calls
-    (WatchedFileHandler's stat, the write) cost the request more than the
-    rest of the line together (doc/source/performance.rst). So a request
-    line reaches the log up to INTERVAL after the lines the request's own
-    code logged; its time is when it was answered, and nothing is lost
-    on a normal exit (atexit) or a fork (each process its own thread).
+    A line costs the request its formatting and an append to its handler's
+    queue; a thread of the process writes what gathered within INTERVAL
+    seconds, as each handler's emit() would (under its lock, a moved file
+    reopened first), in one write and one flush per handler. Per line,
+    those system calls (WatchedFileHandler's stat, the write) cost the
+    request more than the rest of the line together
+    (doc/source/performance.rst). So a request line reaches the log up to
+    INTERVAL after the lines the request's own code logged; its time is
+    when it was answered, and nothing is lost on a normal exit (atexit) or
+    a fork (each process its own thread).
     """
 
     INTERVAL = 0.05
 
     def __init__(self):
-        self._pending = collections.deque()
+        self._forked()
+        os.register_at_fork(after_in_child=self._forked)
+        atexit.register(self.flush)
+
+    def _forked(self):
+        # In a forked child: the parent's thread is not here, nor are its
+        # queued lines (the parent writes them); routes are found anew.
+        self._queues = {}
         self._wake = threading.Event()
+        self._woken = False
         self._pid = None
         self._starting = threading.Lock()
         # One flush at a time: a flush returns with every line queued
         # before it written, those another flush took included.
         self._flushing = threading.Lock()
-        atexit.register(self.flush)
 
-    def write(self, handlers, texts):
-        """Queue texts[i] for handlers[i]."""
-        if self._pid != _PROCESS.id:
-            self._start()
-        self._pending.append((handlers, texts))
-        if not self._wake.is_set():
+    def queue(self, handler):
+        """The append of handler's queue of lines."""
+        return self._queues.setdefault(handler, collections.deque()).append
+
+    def wake(self):
+        """Have the queued lines written within INTERVAL."""
+        # A plain attribute: most lines find the thread woken already.
+        if not self._woken:
+            self._woken = True
+            if self._pid != os.getpid():
+                self._start()
             self._wake.set()
 
     def _start(self):
         with self._starting:
-            if self._pid == os.getpid():
-                return
-            # In a forked child: the parent's thread is not here, nor are
-            # its pending lines (the parent writes them).
-            self._pending = collections.deque()
-            self._wake = threading.Event()
-            self._flushing = threading.Lock()
-            threading.Thread(target=self._run, name='request-log',
-                             daemon=True).start()
-            self._pid = os.getpid()
+            if self._pid != os.getpid():
+                threading.Thread(target=self._run, name='request-log',
+                                 daemon=True).start()
+                self._pid = os.getpid()
 
     def _run(self):
         while True:
             self._wake.wait()
             time.sleep(self.INTERVAL)  # the rest of the burst
+            # Cleared before _woken: a line queued once the flush below has
+            # begun sets both again (set the other way round, its wake()
+            # could be cleared and the thread wait with lines queued).
             self._wake.clear()
+            self._woken = False
             self.flush()
 
     def flush(self):
-        """Write every pending line now."""
+        """Write every queued line now."""
         with self._flushing:
-            batches = {}
-            while True:
-                try:
-                    handlers, texts = self._pending.popleft()
-                except IndexError:
-                    break
-                for handler, text in zip(handlers, texts):
-                    batches.setdefault(handler, []).append(text)
-            for handler, texts in batches.items():
-                _write(handler, texts)
+            for handler, queue in list(self._queues.items()):
+                texts = [queue.popleft() for _ in range(len(queue))]
+                if texts:
+                    _write(handler, texts)
 
 
 def _write(handler, texts):

@@ -77,6 +77,7 @@ import platform
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -114,12 +115,14 @@ OPTIONAL_SERVERS = ('api-uwsgi', 'pecan-minimal-uwsgi', 'api-no-log')
 # with [api] log_requests = false, so that the log line's cost shows.
 NO_LOG = 'api-no-log'
 IN_PROCESS = ('bare', 'pecan-stock', FRAMEWORK, SUBJECT, NO_LOG)
+# Processes api's request log line is measured in (api_apps.log_line_us()).
+LINE_PROCESSES = 3
 # What api's requests per second are compared with, and the least ratio
 # wanted at every concurrency (None: reported only).
 RATIOS = ((FRAMEWORK, 0.8), (YARDSTICK, None), (FASTEST, None),
           (BASELINE, None))
 TARGETS = {'ratio_to_%s' % FRAMEWORK: 0.8, 'p99_ms_at_64': 20.0,
-           'slow_clients_max_ms': 1000.0}
+           'slow_clients_max_ms': 1000.0, 'log_line_us': 10.0}
 SLOW_CLIENTS = 3000
 # As etc/uwsgi/flavor-exporter-api.ini, but for the processes and threads,
 # which are the benchmark's (as flavor-exporter-api's).
@@ -458,30 +461,48 @@ class Bench:
         return names
 
     def measure_cpu(self, path):
-        """CPU per request in process, each app in a process of its own."""
+        """CPU per request in process, each app in a process of its own.
+
+        api's request log line is measured within each of LINE_PROCESSES
+        processes of its own (api_apps.log_line_us()); the median is its
+        figure.
+        """
         figures = {}
         for name in IN_PROCESS:
-            env = self.app_env(SUBJECT if name == NO_LOG else name, path)
-            env[api_apps.CPU_ENV] = str(self.args.cpu_requests)
-            argv = [sys.executable, '-m', 'tools.bench.api_apps',
-                    '--config-file', self.config_file,
-                    '--config-file', self.server_file(
-                        'inprocess-' + name, api_options=(
-                            'log_requests = false\n' if name == NO_LOG
-                            else ''))]
-            done = subprocess.run(argv, env=env, capture_output=True,
-                                  text=True, timeout=600)
-            if done.returncode:
-                # oslo.log writes an uncaught exception to the log file.
-                output = done.stdout + done.stderr + tail(
-                    self.log_file('inprocess-' + name))
-                sys.stderr.write('%s in process failed:\n%s\n' % (
-                    name, output[-3000:]))
-                figures[name] = {'error': last_error(output)
-                                 or 'exit status %d' % done.returncode}
-                continue
-            figures[name] = json.loads(done.stdout.strip().splitlines()[-1])
+            figures[name] = self.in_process(name, path)
+        lines = [self.in_process(SUBJECT, path, {
+            api_apps.LINE_ENV: '1', 'PYTHONHASHSEED': str(seed)})
+            for seed in range(1, LINE_PROCESSES + 1)]
+        found = sorted(row['log_line_us'] for row in lines
+                       if 'log_line_us' in row)
+        if SUBJECT in figures and 'error' not in figures[SUBJECT]:
+            figures[SUBJECT]['log_line_us_per_process'] = found
+            if len(found) == LINE_PROCESSES:
+                figures[SUBJECT]['log_line_us'] = statistics.median(found)
         return figures
+
+    def in_process(self, name, path, extra_env=None):
+        """One app's in-process figures, from a process of its own."""
+        env = self.app_env(SUBJECT if name == NO_LOG else name, path)
+        env[api_apps.CPU_ENV] = str(self.args.cpu_requests)
+        env.update(extra_env or {})
+        argv = [sys.executable, '-m', 'tools.bench.api_apps',
+                '--config-file', self.config_file,
+                '--config-file', self.server_file(
+                    'inprocess-' + name, api_options=(
+                        'log_requests = false\n' if name == NO_LOG
+                        else ''))]
+        done = subprocess.run(argv, env=env, capture_output=True,
+                              text=True, timeout=600)
+        if done.returncode:
+            # oslo.log writes an uncaught exception to the log file.
+            output = done.stdout + done.stderr + tail(
+                self.log_file('inprocess-' + name))
+            sys.stderr.write('%s in process failed:\n%s\n' % (
+                name, output[-3000:]))
+            return {'error': last_error(output)
+                    or 'exit status %d' % done.returncode}
+        return json.loads(done.stdout.strip().splitlines()[-1])
 
     def run(self):
         report = {
@@ -526,7 +547,7 @@ class Bench:
                     name: {c: _cpu_ratio(servers, name, c)
                            for c in servers[name]}
                     for name in servers},
-                'targets_met': targets_met(servers),
+                'targets_met': targets_met(servers, cpu),
                 'cpu_us_per_request': cpu,
                 'request_log': request_log,
                 'slow_clients': slow,
@@ -594,7 +615,7 @@ def cpu_ratios(servers):
         for other, _ in RATIOS if other in servers and SUBJECT in servers}
 
 
-def targets_met(servers):
+def targets_met(servers, cpu):
     met = {}
     if SUBJECT in servers and FRAMEWORK in servers:
         met['ratio_to_%s' % FRAMEWORK] = {
@@ -604,6 +625,9 @@ def targets_met(servers):
     at_64 = servers.get(SUBJECT, {}).get('64')
     if at_64 and at_64['p99_ms'] is not None:
         met['p99_ms_at_64'] = at_64['p99_ms'] < TARGETS['p99_ms_at_64']
+    line = cpu.get(SUBJECT, {}).get('log_line_us')
+    if line is not None:
+        met['log_line_us'] = line <= TARGETS['log_line_us']
     return met
 
 
@@ -674,11 +698,20 @@ def table(report):
                              'lines per request' % (
                                  name, row['log_requests'],
                                  row['log_lines_per_request']))
-        logged = cpu.get(SUBJECT, {}).get('cpu_us_per_request')
+        subject = cpu.get(SUBJECT, {})
+        if 'log_line_us' in subject:
+            lines.append(
+                '  the request log line costs %.1f us (target <= %s; the '
+                'median of %d processes, each the API with and without it '
+                'in turns: %s)' % (
+                    subject['log_line_us'], TARGETS['log_line_us'],
+                    LINE_PROCESSES, ', '.join(
+                        '%.1f' % us
+                        for us in subject['log_line_us_per_process'])))
         unlogged = cpu.get(NO_LOG, {}).get('cpu_us_per_request')
-        if logged and unlogged:
-            lines.append('  the request log line costs %.1f us' % (
-                logged - unlogged))
+        if subject.get('cpu_us_per_request') and unlogged:
+            lines.append('  api minus api-no-log (two processes): %.1f us' % (
+                subject['cpu_us_per_request'] - unlogged))
         for name, log in figures['request_log'].items():
             lines.append('%s served: %d requests sent, %d lines naming %s '
                          'in its log file' % (

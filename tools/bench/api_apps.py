@@ -38,7 +38,9 @@ nothing and prints, as JSON, the CPU time one request costs the
 application called in this process (no server, no socket), the best of
 a few runs of N requests, after oslo.log was set up from the
 configuration files as flavor-exporter-api sets it up (so that the API's
-request log line is paid, written where log_file says).
+request log line is paid, written where log_file says). With
+FLAVOR_EXPORTER_BENCH_LOG_LINE=1 as well, api also measures what its
+request log line costs within this one process (log_line_us()).
 tools/bench/uwsgi_bare.py serves bare and pecan-minimal under uWSGI.
 """
 
@@ -55,8 +57,10 @@ KEY_ENV = 'FLAVOR_EXPORTER_BENCH_KEY'
 SERVER_ENV = 'FLAVOR_EXPORTER_BENCH_MEMCACHED'
 PATH_ENV = 'FLAVOR_EXPORTER_BENCH_PATH'
 CPU_ENV = 'FLAVOR_EXPORTER_BENCH_CPU'
+LINE_ENV = 'FLAVOR_EXPORTER_BENCH_LOG_LINE'
 APPS = ('bare', 'pecan-minimal', 'pecan-stock', 'api')
 CPU_RUNS = 3
+LINE_ROUNDS = 7
 
 
 def cached(server, key):
@@ -158,6 +162,32 @@ def cpu_us_per_request(application, path, requests, runs=CPU_RUNS):
     return round(best, 1)
 
 
+def log_line_us(conf, path, requests, rounds=LINE_ROUNDS):
+    """CPU microseconds the request log line adds to a request.
+
+    The API as configured (log_requests true) and the same API built with
+    log_requests false, in this one process, called in turns, each the
+    best of its rounds runs. Two processes differ by a few microseconds
+    per request with their memory layout alone, more than the line costs,
+    so the line is not the difference of two processes' figures.
+    """
+    from flavor_exporter.api import app
+    if not conf.api.log_requests:
+        raise ValueError('log_requests is false: no line to measure')
+    logged = app.setup_app(conf)
+    conf.set_override('log_requests', False, group='api')
+    try:
+        unlogged = app.setup_app(conf)
+    finally:
+        conf.clear_override('log_requests', group='api')
+    best = {}
+    for _ in range(rounds):
+        for name, application in (('on', logged), ('off', unlogged)):
+            spent = cpu_us_per_request(application, path, requests, runs=1)
+            best[name] = min(best.get(name, spent), spent)
+    return round(best['on'] - best['off'], 1)
+
+
 def _log_lines(conf):
     """Lines in the log file oslo.log writes to, or None without one."""
     if not conf.log_file:
@@ -181,11 +211,14 @@ def measure(name, conf, requests):
     figure = cpu_us_per_request(application, path, requests)
     after = _log_lines(conf)
     calls = 100 + CPU_RUNS * requests
-    return {'cpu_us_per_request': figure,
-            'workaround': pecan_minimal.workaround_installed(),
-            'log_requests': conf.api.log_requests,
-            'log_lines_per_request': (round((after - before) / calls, 2)
-                                      if before is not None else None)}
+    figures = {'cpu_us_per_request': figure,
+               'workaround': pecan_minimal.workaround_installed(),
+               'log_requests': conf.api.log_requests,
+               'log_lines_per_request': (round((after - before) / calls, 2)
+                                         if before is not None else None)}
+    if name == 'api' and os.environ.get(LINE_ENV):
+        figures['log_line_us'] = log_line_us(conf, path, requests)
+    return figures
 
 
 def main(argv=None):

@@ -388,6 +388,32 @@ class TestLine(RequestLogTestCase):
         self.assertEqual(['5'], lengths(parent))
         self.assertEqual(['6'], lengths(last))
 
+    def test_a_forked_child_writes_its_own_lines(self):
+        # A line queued before a fork is the parent's to write; the child
+        # writes its own, with its process id.
+        path = os.path.join(self.useFixture(
+            fixtures.TempDir()).path, 'api.log')
+        handler = logging.FileHandler(path)
+        self.addCleanup(handler.close)
+        handler.setFormatter(self.formatter())
+        self.logger.handlers = [handler]
+        log = request_log.RequestLog()
+        log.log(dict(ENVIRON, PATH_INFO='/parent'), '200 OK', '1', 0.1)
+        child = os.fork()
+        if not child:
+            try:
+                log.log(dict(ENVIRON, PATH_INFO='/child'), '200 OK', '2', 0.1)
+                request_log.flush()
+                handler.flush()
+            finally:
+                os._exit(0)
+        os.waitpid(child, 0)
+        lines = self.written(handler)
+        self.assertEqual(
+            sorted([(str(os.getpid()), '/parent'), (str(child), '/child')]),
+            sorted(re.search(r'\.\d{3} (\d+) INFO .*"GET ([^?]+)', line)
+                   .groups() for line in lines), lines)
+
     def test_threads_write_whole_lines(self):
         path = os.path.join(self.useFixture(
             fixtures.TempDir()).path, 'api.log')
