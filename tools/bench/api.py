@@ -50,7 +50,10 @@ application called in process (no server), each in a fresh process with
 the configuration files its server had, oslo.log included: bare,
 pecan-stock (pecan-minimal without the workaround: Pecan before and after
 it, from the same run), pecan-minimal, api, and api-no-log (api with
-[api] log_requests = false: what the request log line costs).
+[api] log_requests = false). What the request log line costs (target
+<= 10 us) is measured within one process, the api with and without it
+called in turns (api_apps.log_line_us()), in three processes: the
+median. Two processes' figures differ by more than the line costs.
 
 Ratios: api to pecan-minimal (target >= 0.8 at every concurrency), to
 bare and to bare-uwsgi, in req/s at the same concurrency; api's p99 at
