@@ -304,7 +304,7 @@ class _Writer:
         self._queues = {}
         self._wake = threading.Event()
         self._woken = False
-        self._pid = None
+        self._thread = None  # started by the first wake()
         self._starting = threading.Lock()
         # One flush at a time: a flush returns with every line queued
         # before it written, those another flush took included.
@@ -319,16 +319,16 @@ class _Writer:
         # A plain attribute: most lines find the thread woken already.
         if not self._woken:
             self._woken = True
-            if self._pid != os.getpid():
+            if self._thread is None:
                 self._start()
             self._wake.set()
 
     def _start(self):
         with self._starting:
-            if self._pid != os.getpid():
-                threading.Thread(target=self._run, name='request-log',
-                                 daemon=True).start()
-                self._pid = os.getpid()
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name='request-log', daemon=True)
+                self._thread.start()
 
     def _run(self):
         while True:
